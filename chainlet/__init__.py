@@ -1,0 +1,54 @@
+"""chainlet: a define-by-run autograd engine on NumPy and CuPy, with a Keras-like facade.
+
+Example:
+    >>> import numpy as np, chainlet
+    >>> import chainlet.functions as F
+    >>> x = chainlet.Variable(np.array([0.5, -1.0], np.float32))
+    >>> y = F.sum(F.tanh(x) * x)
+    >>> y.backward()
+    >>> x.grad.shape
+    (2,)
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from chainlet import _config
+from chainlet import backend  # noqa: F401
+from chainlet._backprop import grad  # noqa: F401
+from chainlet._config import config, global_config  # noqa: F401
+from chainlet._config import force_backprop_mode, no_backprop_mode, using_config  # noqa: F401
+from chainlet.function_node import FunctionNode  # noqa: F401
+from chainlet.variable import Variable, VariableNode, as_array, as_variable  # noqa: F401
+from chainlet import functions  # noqa: F401,E402
+from chainlet.functions.math import basic_math as _basic_math
+
+_basic_math.install_operators()
+
+__version__ = '0.1.0'
+
+# Subpackages loaded on first use, so that ``import chainlet`` stays fast.
+_LAZY = {
+    'gradient_check': 'chainlet.gradient_check',
+    'testing': 'chainlet.testing',
+    'type_check': 'chainlet.type_check',
+    'function_hooks': 'chainlet.function_hooks',
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f'module chainlet has no attribute {name!r}')
+    return importlib.import_module(module)
+
+
+def is_debug() -> bool:
+    """True when debug mode (NaN/Inf checks, creation stacks) is on in this thread."""
+    return bool(_config.config.debug)
+
+
+def set_debug(debug: bool) -> None:
+    """Turn debug mode on or off globally."""
+    _config.global_config.debug = debug

@@ -1,0 +1,344 @@
+"""The backward scheduler: ``Variable.backward`` and ``chainlet.grad``.
+
+Function nodes are popped from a max-heap on rank (a push counter breaks ties, so runs are
+deterministic). A node is popped only after every consumer of its outputs has run, because
+consumers have higher rank; its output gradients are then summed once and its backward runs once.
+Nothing recurses, and each output gradient is dropped as soon as its producer has consumed it.
+
+Backward runs with ``enable_backprop`` set to ``enable_double_backprop``: the backward methods are
+written with chainlet functions, so with the flag on they build a graph of the gradient
+computation; with it off they build nothing.
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Any, Optional, Sequence
+
+import numpy
+
+from chainlet import _config
+from chainlet import backend
+from chainlet import function_node as _fn
+from chainlet.variable import Variable, VariableNode
+
+_heappush = heapq.heappush
+_heappop = heapq.heappop
+_from_output = Variable._from_output
+
+
+def _sum_grads(grads: list) -> Variable:
+    if len(grads) == 1:
+        return grads[0]
+    from chainlet.functions.math.basic_math import add
+    return add(*grads)
+
+
+def _as_grad_variable(gx: Any, func: _fn.FunctionNode, gys: tuple,
+                      double: bool) -> Variable:
+    """Wrap a bare array returned by a backward; under double backprop, make it a dead end."""
+    if not double:
+        return _from_output(gx, False)
+    live = [g for g in gys if g is not None]
+    return _fn.NonDifferentiableGrad(func.label, (gx,)).apply(live)[0]
+
+
+def _bad_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any) -> Exception:
+    if not backend.is_array(gx):
+        return TypeError(f'{func.label}.backward: gradient of input {i} must be a Variable, '
+                         f'an ndarray or None, got {type(gx).__name__}')
+    if gx.shape != node.shape:
+        return ValueError(f'{func.label}.backward: gradient of input {i} has shape {gx.shape}, '
+                          f'expected {node.shape} (the shape of the input)')
+    return TypeError(f'{func.label}.backward: gradient of input {i} has dtype {gx.dtype}, '
+                     f'expected {node.dtype} (the dtype of the input)')
+
+
+def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
+         double: bool, retain_grad: bool, targets: Optional[dict] = None) -> dict:
+    """Propagate ``output_grads`` back through the graph.
+
+    Args:
+        targets: For ``chainlet.grad``: maps ``id(node)`` of each requested input to ``None``;
+            filled with the gradients found. ``None`` for ``Variable.backward``.
+
+    Returns:
+        ``{id(node): (node, [grads])}`` for the leaves reached (backward mode), or ``targets``.
+    """
+    cfg = _config.config
+    grads: dict = {}
+    heap: list = []
+    pushed: set = set()
+    counter = 0
+
+    def push(func: _fn.FunctionNode) -> None:
+        nonlocal counter
+        fid = id(func)
+        if fid not in pushed:
+            pushed.add(fid)
+            counter += 1
+            _heappush(heap, (-func.rank, counter, func))
+
+    for node, gy in zip(output_nodes, output_grads):
+        entry = grads.get(id(node))
+        if entry is None:
+            grads[id(node)] = (node, [gy])
+        else:
+            entry[1].append(gy)
+        if node.creator_node is not None:
+            push(node.creator_node)
+
+    hooks_active = _fn._active_hook_count
+    old_backprop = cfg.__dict__.get('enable_backprop', _config._MISSING)
+    cfg.enable_backprop = double
+    debug = cfg.debug
+    try:
+        while heap:
+            func = _heappop(heap)[2]
+            out_nodes = [ref() for ref in func.outputs]
+            gys = []
+            for node in out_nodes:
+                entry = None if node is None else grads.pop(id(node), None)
+                if entry is None:
+                    gys.append(None)
+                    continue
+                gy = _sum_grads(entry[1])
+                if targets is not None and id(node) in targets:
+                    targets[id(node)] = gy
+                if retain_grad:
+                    var = node._variable()
+                    if var is not None:
+                        var._grad_var = gy
+                gys.append(gy)
+            gys = tuple(gys)
+            in_nodes = func.inputs
+            if targets is None:
+                indexes = tuple([i for i, n in enumerate(in_nodes) if n.requires_grad])
+            else:
+                indexes = tuple([i for i, n in enumerate(in_nodes) if n.requires_grad and (
+                    n.creator_node is not None or id(n) in targets)])
+            if not indexes:
+                continue
+
+            hooks = _fn._collect_hooks(func) if (hooks_active or func._local_function_hooks) \
+                else None
+            if hooks:
+                in_data = tuple([n.data for n in in_nodes])
+                out_grad = tuple([None if g is None else g._data for g in gys])
+                for hook in hooks:
+                    hook.backward_preprocess(func, in_data, out_grad)
+
+            if type(func).backward_accumulate is not _fn.FunctionNode.backward_accumulate:
+                pending = []
+                for i in indexes:
+                    entry = grads.pop(id(in_nodes[i]), None)
+                    pending.append(None if entry is None else _sum_grads(entry[1]))
+                gxs = func.backward_accumulate(indexes, gys, tuple(pending))
+            else:
+                gxs = func.backward(indexes, gys)
+
+            n_in = len(in_nodes)
+            if len(gxs) != len(indexes):
+                if len(gxs) != n_in:
+                    raise ValueError(
+                        f'{func.label}.backward returned {len(gxs)} gradients; expected '
+                        f'{len(indexes)} (one per target index) or {n_in} (one per input)')
+                gxs = [gxs[i] for i in indexes]
+
+            for i, gx in zip(indexes, gxs):
+                if gx is None:
+                    continue
+                node = in_nodes[i]
+                if type(gx) is not Variable and not isinstance(gx, Variable):
+                    if not backend.is_array(gx) or gx.shape != node.shape or \
+                            gx.dtype != node.dtype:
+                        raise _bad_grad(func, i, node, gx)
+                    gx = _as_grad_variable(gx, func, gys, double)
+                else:
+                    data = gx._data
+                    if data.shape != node.shape or data.dtype != node.dtype:
+                        raise _bad_grad(func, i, node, data)
+                if debug:
+                    _fn._check_finite((gx._data,), f'gradient of input {i} (in backward); '
+                                      f'the gradient at input', func)
+                entry = grads.get(id(node))
+                if entry is None:
+                    grads[id(node)] = (node, [gx])
+                    if node.creator_node is not None:
+                        push(node.creator_node)
+                else:
+                    entry[1].append(gx)
+
+            if hooks:
+                for hook in hooks:
+                    hook.backward_postprocess(func, in_data, out_grad)
+            del gys, gxs, out_nodes
+    finally:
+        if old_backprop is _config._MISSING:
+            del cfg.enable_backprop
+        else:
+            cfg.enable_backprop = old_backprop
+
+    if targets is not None:
+        for key, (node, lst) in grads.items():
+            if key in targets:
+                with _config.using_config('enable_backprop', double):
+                    targets[key] = _sum_grads(lst)
+        return targets
+    return grads
+
+
+def _initial_grad(var: Variable, what: str) -> Variable:
+    data = var._data
+    if data.size != 1:
+        raise ValueError(
+            f'{what}: the output has shape {data.shape}; set its .grad to an array of that shape '
+            f'(or pass grad_outputs), or reduce it to one element (e.g. with .sum()) first')
+    xp = backend.get_array_module(data)
+    return Variable(xp.ones_like(data), requires_grad=False)
+
+
+def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool,
+                  loss_scale: Optional[float]) -> None:
+    """Implementation of :meth:`Variable.backward`."""
+    node = var._node
+    if node.creator_node is None:
+        return
+    gy = var._grad_var
+    if gy is None:
+        gy = _initial_grad(var, 'backward')
+        var._grad_var = gy
+    if loss_scale is not None:
+        with _config.using_config('enable_backprop', enable_double_backprop):
+            gy = gy * loss_scale
+    leaves = _run((node,), (gy,), enable_double_backprop, retain_grad)
+    with _config.using_config('enable_backprop', enable_double_backprop):
+        for node, lst in leaves.values():
+            if node.creator_node is not None:
+                continue
+            v = node._variable()
+            if v is None:
+                continue
+            g = _sum_grads(lst)
+            v._grad_var = g if v._grad_var is None else v._grad_var + g
+
+
+def _check_variables(arg: Any, name: str) -> list:
+    if isinstance(arg, Variable):
+        return [arg]
+    if not isinstance(arg, (list, tuple)):
+        raise TypeError(f'grad: {name} must be a Variable or a list/tuple of Variables, '
+                        f'got {type(arg).__name__}')
+    for i, v in enumerate(arg):
+        if not isinstance(v, Variable):
+            raise TypeError(f'grad: {name}[{i}] must be a Variable, got {type(v).__name__}')
+    return list(arg)
+
+
+def _check_grad_list(grads: Any, refs: list, name: str, ref_name: str) -> list:
+    if grads is None:
+        return [None] * len(refs)
+    if isinstance(grads, Variable) or backend.is_array(grads):
+        grads = [grads]
+    if not isinstance(grads, (list, tuple)):
+        raise TypeError(f'grad: {name} must be a list or tuple, got {type(grads).__name__}')
+    if len(grads) != len(refs):
+        raise ValueError(f'grad: {name} has {len(grads)} entries but {ref_name} has {len(refs)}')
+    out = []
+    for i, (g, ref) in enumerate(zip(grads, refs)):
+        if g is None:
+            out.append(None)
+            continue
+        if not isinstance(g, Variable):
+            if not backend.is_array(g):
+                raise TypeError(f'grad: {name}[{i}] must be a Variable, an ndarray or None, '
+                                f'got {type(g).__name__}')
+            g = Variable(g, requires_grad=False)
+        if g.shape != ref.shape:
+            raise ValueError(f'grad: {name}[{i}] has shape {g.shape}, expected {ref.shape} '
+                             f'(the shape of {ref_name}[{i}])')
+        if g.dtype != ref.dtype:
+            raise TypeError(f'grad: {name}[{i}] has dtype {g.dtype}, expected {ref.dtype} '
+                            f'(the dtype of {ref_name}[{i}])')
+        out.append(g)
+    return out
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any = None,
+         set_grad: bool = False, retain_grad: bool = False,
+         enable_double_backprop: bool = False, loss_scale: Optional[float] = None) -> list:
+    """Gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+
+    Args:
+        outputs: Variable or list of Variables to differentiate.
+        inputs: Variable or list of Variables to differentiate with respect to.
+        grad_outputs: Initial gradients of the outputs (``None`` entries: ones for size-1
+            outputs).
+        grad_inputs: Gradients added to the result for each input.
+        set_grad: Also store the results in the inputs' ``grad_var``.
+        retain_grad: Keep gradients of intermediate variables in their ``grad_var``.
+        enable_double_backprop: Build a graph of the gradient computation so the results can be
+            differentiated again.
+        loss_scale: Multiply the initial gradients by this factor.
+
+    Returns:
+        A list with one gradient Variable per input, ``None`` where an input is unreachable from
+        the outputs or does not require grad.
+
+    Example:
+        >>> import numpy as np, chainlet
+        >>> x = chainlet.Variable(np.array([2.0]))
+        >>> y = x ** 3
+        >>> gx, = chainlet.grad([y], [x], enable_double_backprop=True)
+        >>> gx.array
+        array([12.])
+        >>> ggx, = chainlet.grad([gx], [x])
+        >>> ggx.array
+        array([12.])
+    """
+    outputs = _check_variables(outputs, 'outputs')
+    inputs = _check_variables(inputs, 'inputs')
+    grad_outputs = _check_grad_list(grad_outputs, outputs, 'grad_outputs', 'outputs')
+    grad_inputs = _check_grad_list(grad_inputs, inputs, 'grad_inputs', 'inputs')
+    input_ids = {id(x._node) for x in inputs}
+    for i, y in enumerate(outputs):
+        if y.creator_node is None and id(y._node) not in input_ids:
+            raise RuntimeError(
+                f'grad: outputs[{i}] has no computational graph (it has no creator). If it is a '
+                f'gradient, compute that gradient with enable_double_backprop=True; otherwise '
+                f'check that it was computed from the inputs with backprop enabled')
+    gys = []
+    with _config.using_config('enable_backprop', enable_double_backprop):
+        for y, gy in zip(outputs, grad_outputs):
+            if gy is None:
+                gy = _initial_grad(y, 'grad')
+            if loss_scale is not None:
+                gy = gy * loss_scale
+            gys.append(gy)
+
+    targets: dict = {id(x._node): None for x in inputs if x._node.requires_grad}
+    # An output that is itself an input receives its own initial gradient directly.
+    direct: dict = {}
+    for y, gy in zip(outputs, gys):
+        if id(y._node) in targets:
+            direct.setdefault(id(y._node), []).append(gy)
+    graph_outputs = [(y._node, gy) for y, gy in zip(outputs, gys) if y.creator_node is not None]
+    if graph_outputs:
+        nodes, grads = zip(*graph_outputs)
+        _run(nodes, grads, enable_double_backprop, retain_grad, targets)
+
+    results = []
+    with _config.using_config('enable_backprop', enable_double_backprop):
+        for x, g_in in zip(inputs, grad_inputs):
+            key = id(x._node)
+            if key not in targets:
+                results.append(None)
+                continue
+            parts = [g for g in (targets[key], g_in) if g is not None] + direct.get(key, [])
+            if x.creator_node is not None and key in direct:
+                # the output's own gradient was already summed into targets by _run
+                parts = [g for g in (targets[key], g_in) if g is not None]
+            g = _sum_grads(parts) if parts else None
+            results.append(g)
+            if set_grad:
+                x._grad_var = g
+    return results

@@ -1,0 +1,181 @@
+"""Array modules: NumPy always, CuPy when it is installed and a GPU is present.
+
+CuPy is imported lazily, on the first question that needs it, so ``import chainlet`` never
+requires it. A CuPy array can only exist if CuPy was imported by someone, which is why the cheap
+question "is this a NumPy array?" never has to import CuPy.
+
+Example:
+    >>> import numpy as np
+    >>> from chainlet import backend
+    >>> backend.get_array_module(np.zeros(2)) is np
+    True
+"""
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import Any
+
+import numpy
+
+_INSTALL_HINT = ('install the CUDA extra that matches your toolkit: '
+                 'pip install "chainlet[cuda12]" or pip install "chainlet[cuda13]"')
+
+
+def _cupy_if_loaded() -> ModuleType | None:
+    """Return CuPy if it has been imported in this process, without importing it."""
+    return sys.modules.get('cupy')
+
+
+def import_cupy() -> ModuleType:
+    """Import and return CuPy, or raise ``RuntimeError`` telling how to install it."""
+    try:
+        import cupy
+    except ImportError as e:
+        raise RuntimeError(f'CuPy is not installed, so no GPU can be used; {_INSTALL_HINT}') from e
+    return cupy
+
+
+def is_cupy_array(x: Any) -> bool:
+    """True when ``x`` is a ``cupy.ndarray`` (never imports CuPy)."""
+    cupy = _cupy_if_loaded()
+    return cupy is not None and isinstance(x, cupy.ndarray)
+
+
+def is_array(x: Any) -> bool:
+    """True for ``numpy.ndarray`` and ``cupy.ndarray``."""
+    return isinstance(x, numpy.ndarray) or is_cupy_array(x)
+
+
+def _raw(x: Any) -> Any:
+    # Variables are unwrapped by duck typing so that this module never imports variable.py.
+    return x.array if hasattr(x, 'node') and hasattr(x, 'array') else x
+
+
+def get_array_module(*args: Any) -> ModuleType:
+    """Return ``cupy`` if any argument is (or holds) a CuPy array, else ``numpy``.
+
+    Args:
+        *args: Arrays, Variables or other objects; other objects are ignored.
+
+    Returns:
+        The module to compute with (``numpy`` or ``cupy``).
+    """
+    cupy = _cupy_if_loaded()
+    if cupy is not None:
+        for a in args:
+            if isinstance(_raw(a), cupy.ndarray):
+                return cupy
+    return numpy
+
+
+def array_type_name(x: Any) -> str:
+    """Name of an array's type as users know it, e.g. ``numpy.ndarray``."""
+    t = type(x)
+    module = t.__module__.split('.')[0]
+    return f'{module}.{t.__name__}'
+
+
+def check_same_array_module(function_name: str, arrays: tuple | list) -> ModuleType:
+    """Return the common array module of ``arrays`` or raise ``TypeError`` naming both kinds.
+
+    Called only when the fast "all NumPy" test in ``FunctionNode.apply`` fails.
+    """
+    kinds: dict[str, int] = {}
+    for i, a in enumerate(arrays):
+        if a is not None:
+            kinds.setdefault(array_type_name(a), i)
+    if len(kinds) > 1:
+        (n1, i1), (n2, i2) = list(kinds.items())[:2]
+        raise TypeError(
+            f'{function_name}: all inputs must be on the same device and array module; '
+            f'input {i1} is {n1} but input {i2} is {n2} (move them with to_cpu()/to_gpu())')
+    xp = get_array_module(*arrays)
+    if xp is numpy:
+        bad = [(i, a) for i, a in enumerate(arrays) if not isinstance(a, numpy.ndarray)]
+        if bad:
+            i, a = bad[0]
+            raise TypeError(f'{function_name}: input {i} must be an ndarray, got {type(a).__name__}')
+    return xp
+
+
+def to_cpu(array: Any) -> Any:
+    """Return ``array`` as a NumPy array (copying from the GPU if needed).
+
+    ``None`` and NumPy arrays pass through; lists and tuples are converted element-wise.
+    """
+    if array is None or isinstance(array, numpy.ndarray):
+        return array
+    if isinstance(array, (list, tuple)):
+        return type(array)(to_cpu(a) for a in array)
+    if is_cupy_array(array):
+        return array.get()
+    if isinstance(array, numpy.generic):
+        return numpy.asarray(array)
+    raise TypeError(f'to_cpu: expected a numpy or cupy ndarray, got {type(array).__name__}')
+
+
+def to_gpu(array: Any, device: int | None = None) -> Any:
+    """Return ``array`` as a CuPy array on GPU ``device`` (the current one when ``None``)."""
+    if array is None:
+        return None
+    if isinstance(array, (list, tuple)):
+        return type(array)(to_gpu(a, device) for a in array)
+    cupy = import_cupy()
+    if not isinstance(array, (numpy.ndarray, numpy.generic, cupy.ndarray)):
+        raise TypeError(f'to_gpu: expected a numpy or cupy ndarray, got {type(array).__name__}')
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # CUDA driver missing or broken
+        count = 0
+    if count == 0:
+        raise RuntimeError('to_gpu: CuPy is installed but no CUDA device was found')
+    if device is None:
+        return cupy.asarray(array)
+    with cupy.cuda.Device(device):
+        return cupy.asarray(array)
+
+
+def gpu_available() -> bool:
+    """True when CuPy imports and at least one CUDA device is visible."""
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def copyto(dst: Any, src: Any) -> None:
+    """Copy ``src`` into ``dst`` across array modules (NumPy and CuPy)."""
+    if isinstance(dst, numpy.ndarray):
+        numpy.copyto(dst, to_cpu(src))
+    else:
+        cupy = import_cupy()
+        dst.set(src) if isinstance(src, numpy.ndarray) else cupy.copyto(dst, src)
+
+
+def parse_device_spec(device: Any) -> int:
+    """Return the GPU id named by ``device``, or ``-1`` for the CPU.
+
+    Accepts ``'@numpy'``, ``'cpu'``, ``-1``, ``'@cupy:N'``, ``'cuda:N'``, ``'cuda'`` and ``N``.
+    """
+    if isinstance(device, bool):
+        raise TypeError(f'device: expected a device spec such as "@numpy" or "@cupy:0", '
+                        f'got {device!r}')
+    if device is None:
+        return -1
+    if isinstance(device, (int, numpy.integer)):
+        return int(device) if device >= 0 else -1
+    if hasattr(device, 'device_id'):  # a device object
+        return device.device_id
+    if isinstance(device, str):
+        spec = device.strip().lower()
+        if spec in ('@numpy', 'cpu', 'numpy', '@cpu'):
+            return -1
+        for prefix in ('@cupy:', 'cuda:', 'gpu:'):
+            if spec.startswith(prefix) and spec[len(prefix):].isdigit():
+                return int(spec[len(prefix):])
+        if spec in ('@cupy', 'cuda', 'gpu'):
+            return 0
+    raise ValueError(f'device: expected "@numpy", -1, "@cupy:N", "cuda:N" or an int, '
+                     f'got {device!r}')

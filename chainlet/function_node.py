@@ -1,0 +1,392 @@
+"""``FunctionNode``: one application of a differentiable function in the graph.
+
+Writing a function means subclassing :class:`FunctionNode` and implementing two methods:
+
+* ``forward(inputs)`` takes a tuple of arrays and returns a tuple of arrays. It may call
+  :meth:`~FunctionNode.retain_inputs` / :meth:`~FunctionNode.retain_outputs` to keep what
+  ``backward`` needs (nothing else is kept). Implement ``forward_cpu`` and ``forward_gpu``
+  instead when the NumPy and CuPy code differ.
+* ``backward(target_input_indexes, grad_outputs)`` takes the gradients of the outputs as
+  Variables (``None`` for an output that received none) and returns the gradients of the inputs
+  listed in ``target_input_indexes``, written with chainlet functions so that they can be
+  differentiated again.
+
+Example:
+    >>> import numpy as np, chainlet
+    >>> from chainlet import FunctionNode
+    >>> class Square(FunctionNode):
+    ...     def forward(self, inputs):
+    ...         x, = inputs
+    ...         self.retain_inputs((0,))
+    ...         return x * x,
+    ...     def backward(self, indexes, grad_outputs):
+    ...         x, = self.get_retained_inputs()
+    ...         gy, = grad_outputs
+    ...         return 2.0 * x * gy,
+    >>> x = chainlet.Variable(np.array([3.0]))
+    >>> y, = Square().apply((x,))
+    >>> y.backward()
+    >>> x.grad
+    array([6.])
+"""
+from __future__ import annotations
+
+import collections
+import threading
+import traceback
+import weakref
+from typing import Any, Iterable, Optional, Sequence
+
+import numpy
+
+from chainlet import _config
+from chainlet import backend
+from chainlet.variable import Variable, VariableNode
+
+_ndarray = numpy.ndarray
+_config_local = _config.config
+_weakref = weakref.ref
+_from_output = Variable._from_output
+
+
+class _HookRegistry(threading.local):
+    """Thread-local global function hooks (``with SomeHook(): ...``)."""
+
+    def __init__(self) -> None:
+        self.hooks: collections.OrderedDict = collections.OrderedDict()
+
+
+_hook_registry = _HookRegistry()
+# Number of global hooks active in any thread; zero lets apply() skip the thread-local lookup.
+_active_hook_count = 0
+
+
+def get_function_hooks() -> collections.OrderedDict:
+    """Return the ordered dict of function hooks active in this thread."""
+    return _hook_registry.hooks
+
+
+def _register_global_hook(name: str, hook: Any) -> None:
+    global _active_hook_count
+    hooks = _hook_registry.hooks
+    if name in hooks:
+        raise KeyError(f'function hook {name!r} is already registered in this thread')
+    hooks[name] = hook
+    _active_hook_count += 1
+
+
+def _unregister_global_hook(name: str) -> None:
+    global _active_hook_count
+    del _hook_registry.hooks[name]
+    _active_hook_count -= 1
+
+
+def _collect_hooks(func: 'FunctionNode') -> list:
+    hooks = list(_hook_registry.hooks.values()) if _active_hook_count else []
+    local = func._local_function_hooks
+    if local:
+        hooks.extend(local.values())
+    return hooks
+
+
+def _check_finite(arrays: Iterable[Any], what: str, func: 'FunctionNode') -> None:
+    for i, a in enumerate(arrays):
+        if a is None or a.dtype.kind not in 'fc':
+            continue
+        xp = backend.get_array_module(a)
+        if not bool(xp.isfinite(a).all()):
+            kind = 'NaN' if bool(xp.isnan(a).any()) else 'Inf'
+            where = ''
+            if func.stack:
+                where = '\nThe function was applied at (most recent call last):\n' + ''.join(
+                    traceback.format_list(func.stack))
+            raise RuntimeError(f'{func.label}: {kind} detected in {what} {i} '
+                               f'(debug mode){where}')
+
+
+class FunctionNode:
+    """Base class of differentiable functions; see the module docstring for the contract.
+
+    Attributes:
+        inputs: Tuple of input :class:`VariableNode` (set by ``apply`` when a graph is built).
+        outputs: Tuple of weak references to output :class:`VariableNode`.
+        rank: Max rank of the inputs; orders backward.
+        stack: Where ``apply`` was called, captured only in debug mode.
+    """
+
+    inputs: Optional[tuple] = None
+    outputs: Optional[tuple] = None
+    rank = 0
+    stack: Optional[list] = None
+    _applied = False
+    _input_indexes_to_retain: Optional[tuple] = None
+    _output_indexes_to_retain: Optional[tuple] = None
+    _retained_output_data: Optional[tuple] = None
+    _local_function_hooks: Optional[collections.OrderedDict] = None
+
+    @property
+    def label(self) -> str:
+        """Name of the function shown in errors and graph dumps (the class name by default)."""
+        return type(self).__name__
+
+    @property
+    def local_function_hooks(self) -> collections.OrderedDict:
+        """Ordered dict of hooks registered on this node only."""
+        if self._local_function_hooks is None:
+            self._local_function_hooks = collections.OrderedDict()
+        return self._local_function_hooks
+
+    def add_hook(self, hook: Any, name: Optional[str] = None) -> 'FunctionNode':
+        """Register ``hook`` (a :class:`~chainlet.function_hooks.FunctionHook`) on this node."""
+        name = name or hook.name
+        hooks = self.local_function_hooks
+        if name in hooks:
+            raise KeyError(f'{self.label}: hook {name!r} is already registered')
+        hooks[name] = hook
+        hook.added(self)
+        return self
+
+    def delete_hook(self, name: str) -> None:
+        """Unregister the local hook called ``name``."""
+        hooks = self.local_function_hooks
+        if name not in hooks:
+            raise KeyError(f'{self.label}: no hook named {name!r}')
+        hooks[name].deleted(self)
+        del hooks[name]
+
+    # -- application --
+
+    def apply(self, inputs: Sequence[Any]) -> tuple:
+        """Compute the outputs and, if backprop is enabled, link this node into the graph.
+
+        Args:
+            inputs: Variables or arrays (arrays are treated as constants).
+
+        Returns:
+            A tuple of output :class:`Variable` objects.
+        """
+        if self._applied:
+            raise RuntimeError(f'{self.label}: a FunctionNode instance can be applied only once; '
+                               f'create a new instance for each call')
+        self._applied = True
+        cfg = _config_local
+        requires_grad = False
+        all_numpy = True
+        in_data = []
+        for x in inputs:
+            if isinstance(x, Variable):
+                d = x._data
+                if x._node.requires_grad:
+                    requires_grad = True
+            else:
+                d = x
+            if type(d) is not _ndarray:
+                all_numpy = False
+            in_data.append(d)
+        in_data = tuple(in_data)
+        if not all_numpy:
+            backend.check_same_array_module(self.label, in_data)
+        if cfg.type_check:
+            self.check_type_forward(in_data)
+
+        hooks = _collect_hooks(self) if (_active_hook_count or self._local_function_hooks) \
+            else None
+        if hooks:
+            for hook in hooks:
+                hook.forward_preprocess(self, in_data)
+        debug = cfg.debug
+        if debug:
+            self.stack = traceback.extract_stack()[:-1]
+
+        outputs = self.forward(in_data)
+        if type(outputs) is not tuple:
+            raise TypeError(f'{self.label}.forward must return a tuple of arrays, '
+                            f'got {type(outputs).__name__}')
+        for y in outputs:
+            if type(y) is not _ndarray:
+                outputs = self._coerce_outputs(outputs)
+                break
+        if debug:
+            _check_finite(outputs, 'forward output', self)
+        if hooks:
+            for hook in hooks:
+                hook.forward_postprocess(self, in_data)
+
+        if not (requires_grad and cfg.enable_backprop):
+            self._input_indexes_to_retain = None
+            self._output_indexes_to_retain = None
+            return tuple([_from_output(y, requires_grad) for y in outputs])
+
+        nodes = []
+        rank = 0
+        for x in inputs:
+            node = x._node if isinstance(x, Variable) else Variable(x, requires_grad=False)._node
+            if node.rank > rank:
+                rank = node.rank
+            nodes.append(node)
+        self.inputs = tuple(nodes)
+        self.rank = rank
+        rank += 1
+        ret = []
+        out_refs = []
+        for y in outputs:
+            v = _from_output(y, True)
+            node = v._node
+            node.creator_node = self
+            node.rank = rank
+            ret.append(v)
+            out_refs.append(_weakref(node))
+        self.outputs = tuple(out_refs)
+        if self._input_indexes_to_retain is not None:
+            for i in self._input_indexes_to_retain:
+                nodes[i].data = in_data[i]
+        if self._output_indexes_to_retain is not None:
+            kept = []
+            for i in self._output_indexes_to_retain:
+                ret[i]._node.data = outputs[i]
+                kept.append(outputs[i])
+            self._retained_output_data = tuple(kept)
+        return tuple(ret)
+
+    def _coerce_outputs(self, outputs: tuple) -> tuple:
+        """Turn NumPy scalars (what NumPy returns for 0-d results) into 0-d arrays."""
+        fixed = []
+        for i, y in enumerate(outputs):
+            if isinstance(y, numpy.generic):
+                y = numpy.asarray(y)
+            elif not backend.is_array(y):
+                raise TypeError(f'{self.label}.forward: output {i} must be an ndarray, '
+                                f'got {type(y).__name__}')
+            fixed.append(y)
+        return tuple(fixed)
+
+    # -- to be implemented by subclasses --
+
+    def check_type_forward(self, in_data: tuple) -> None:
+        """Validate the input arrays; raise :class:`~chainlet.type_check.InvalidType` if wrong.
+
+        Skipped when ``chainlet.config.type_check`` is ``False``. The default accepts anything.
+        """
+
+    def forward(self, inputs: tuple) -> tuple:
+        """Compute output arrays from input arrays (dispatches to ``forward_cpu``/``forward_gpu``).
+        """
+        if isinstance(inputs[0] if inputs else None, _ndarray) or \
+                backend.get_array_module(*inputs) is numpy:
+            return self.forward_cpu(inputs)
+        return self.forward_gpu(inputs)
+
+    def forward_cpu(self, inputs: tuple) -> tuple:
+        """Forward on NumPy arrays; implement this or ``forward``."""
+        raise NotImplementedError(f'{self.label} implements neither forward nor forward_cpu')
+
+    def forward_gpu(self, inputs: tuple) -> tuple:
+        """Forward on CuPy arrays; implement this or ``forward``."""
+        raise NotImplementedError(f'{self.label} implements neither forward nor forward_gpu')
+
+    def backward(self, target_input_indexes: tuple, grad_outputs: tuple) -> tuple:
+        """Return gradients (Variables or ``None``) of the inputs in ``target_input_indexes``.
+
+        The result may list one gradient per target index or one per input.
+        """
+        raise NotImplementedError(f'{self.label} does not implement backward')
+
+    def backward_accumulate(self, target_input_indexes: tuple, grad_outputs: tuple,
+                            grad_inputs: tuple) -> tuple:
+        """Like ``backward`` but returns ``grad_inputs`` (gradients so far) plus the new ones.
+
+        Override it when adding in place is cheaper than a separate sum.
+        """
+        gxs = self.backward(target_input_indexes, grad_outputs)
+        if len(gxs) == len(self.inputs) != len(target_input_indexes):
+            gxs = tuple(gxs[i] for i in target_input_indexes)
+        ret = []
+        for gx, g_in in zip(gxs, grad_inputs):
+            if gx is None:
+                ret.append(g_in)
+            elif g_in is None:
+                ret.append(gx)
+            else:
+                ret.append(gx + g_in)
+        return tuple(ret)
+
+    # -- retention --
+
+    def retain_inputs(self, indexes: Iterable[int]) -> None:
+        """Keep the input arrays at ``indexes`` for backward (call it inside ``forward``)."""
+        self._input_indexes_to_retain = tuple(indexes)
+
+    def retain_outputs(self, indexes: Iterable[int]) -> None:
+        """Keep the output arrays at ``indexes`` for backward (call it inside ``forward``)."""
+        self._output_indexes_to_retain = tuple(indexes)
+
+    def get_retained_inputs(self) -> tuple:
+        """Return the retained inputs as Variables, in the order given to ``retain_inputs``."""
+        if self._input_indexes_to_retain is None or self.inputs is None:
+            return ()
+        inputs = self.inputs
+        return tuple([inputs[i].get_variable() for i in self._input_indexes_to_retain])
+
+    def get_retained_outputs(self) -> tuple:
+        """Return the retained outputs as Variables, in the order given to ``retain_outputs``.
+
+        An output whose Variable and node were already freed is rebuilt from the retained array
+        and linked back to this node, so a backward written with it can be differentiated.
+        """
+        if self._output_indexes_to_retain is None or self.outputs is None:
+            return ()
+        ret = []
+        outputs = list(self.outputs)
+        for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
+            node = outputs[index]()
+            if node is None:
+                var = _from_output(data, True)
+                var._node.creator_node = self
+                var._node.rank = self.rank + 1
+                var._node.data = data
+                outputs[index] = _weakref(var._node)
+            else:
+                var = node.get_variable()
+            ret.append(var)
+        self.outputs = tuple(outputs)
+        return tuple(ret)
+
+    def output_data(self) -> tuple:
+        """Arrays of the retained outputs, or ``None`` for outputs that were not retained."""
+        data: list = [None] * len(self.outputs or ())
+        if self._output_indexes_to_retain is not None:
+            for i, d in zip(self._output_indexes_to_retain, self._retained_output_data):
+                data[i] = d
+        return tuple(data)
+
+    def unchain(self) -> None:
+        """Cut this node out of the graph: outputs become leaves, inputs are released."""
+        for ref in self.outputs or ():
+            node = ref()
+            if node is not None:
+                node.creator_node = None
+        self.inputs = None
+
+    def __repr__(self) -> str:
+        return f'<{self.label} rank={self.rank}>'
+
+
+class NonDifferentiableGrad(FunctionNode):
+    """Carries gradients computed with raw arrays; raises if double backprop reaches it.
+
+    ``_backprop`` wraps a backward's bare-array result in this node when a graph of the backward
+    is being built, so that a second differentiation fails loudly instead of silently giving zero.
+    """
+
+    def __init__(self, origin: str, arrays: tuple) -> None:
+        self._origin = origin
+        self._arrays = arrays
+
+    def forward(self, inputs: tuple) -> tuple:
+        arrays, self._arrays = self._arrays, None
+        return arrays
+
+    def backward(self, target_input_indexes: tuple, grad_outputs: tuple) -> tuple:
+        raise RuntimeError(
+            f'{self._origin}: its backward is not differentiable, so it cannot be used with '
+            f'enable_double_backprop=True beyond first order')

@@ -1,0 +1,14 @@
+"""Differentiable functions, grouped by family (``import chainlet.functions as F``).
+
+Each family is a subpackage (``math``, ``activation``, ``array``, ``connection``, ``pooling``,
+``normalization``, ``noise``, ``loss``, ``evaluation``, ``rnn``) with one function per module;
+this package re-exports every public function under Chainer's names.
+
+Example:
+    >>> import numpy as np, chainlet.functions as F
+    >>> F.tanh(np.zeros(2, np.float32)).array
+    array([0., 0.], dtype=float32)
+"""
+from chainlet.functions.math import *  # noqa: F401,F403
+from chainlet.functions.activation import *  # noqa: F401,F403
+from chainlet.functions.array import *  # noqa: F401,F403

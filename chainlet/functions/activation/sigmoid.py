@@ -1,0 +1,75 @@
+"""Logistic sigmoid."""
+from __future__ import annotations
+
+from typing import Any
+
+from chainlet import backend
+from chainlet import type_check
+from chainlet.function_node import FunctionNode
+from chainlet.variable import Variable
+
+
+class Sigmoid(FunctionNode):
+    """``y = 1 / (1 + exp(-x))``, computed as ``tanh(x/2)/2 + 1/2`` (no overflow)."""
+
+    def check_type_forward(self, in_data):
+        type_check.float_input('sigmoid', 'x', in_data[0])
+
+    def forward(self, inputs):
+        x, = inputs
+        xp = backend.get_array_module(x)
+        y = xp.multiply(x, 0.5, dtype=x.dtype)
+        if y.ndim == 0:
+            y = xp.asarray(xp.tanh(y) * 0.5 + 0.5, dtype=x.dtype)
+        else:
+            xp.tanh(y, out=y)
+            y *= 0.5
+            y += 0.5
+        self.retain_outputs((0,))
+        return y,
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.get_retained_outputs()
+        return SigmoidGrad().apply((y, grad_outputs[0]))
+
+
+class SigmoidGrad(FunctionNode):
+    """``gx = gy * y * (1 - y)``; differentiable in ``y`` and ``gy``."""
+
+    def forward(self, inputs):
+        y, gy = inputs
+        self.retain_inputs((0, 1))
+        xp = backend.get_array_module(y)
+        gx = xp.empty_like(y)
+        xp.subtract(1, y, out=gx)
+        xp.multiply(gx, y, out=gx)
+        xp.multiply(gx, gy, out=gx)
+        return gx,
+
+    def backward(self, indexes, grad_outputs):
+        y, gy = self.get_retained_inputs()
+        ggx = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(ggx * gy * (1.0 - 2.0 * y))
+            else:
+                ret.append(ggx * y * (1.0 - y))
+        return tuple(ret)
+
+
+def sigmoid(x: Any) -> Variable:
+    """Elementwise logistic sigmoid, :math:`y = 1 / (1 + e^{-x})`.
+
+    Args:
+        x: Variable or array of floats, any shape.
+
+    Returns:
+        Variable of the same shape and dtype, values in ``(0, 1)``.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.sigmoid(np.array([0.0], np.float32)).array
+        array([0.5], dtype=float32)
+    """
+    return Sigmoid().apply((x,))[0]

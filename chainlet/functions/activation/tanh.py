@@ -1,0 +1,66 @@
+"""Hyperbolic tangent."""
+from __future__ import annotations
+
+from typing import Any
+
+from chainlet import backend
+from chainlet import type_check
+from chainlet.function_node import FunctionNode
+from chainlet.variable import Variable
+
+
+class Tanh(FunctionNode):
+    """``y = tanh(x)``; the output is retained because ``dy/dx = 1 - y^2``."""
+
+    def check_type_forward(self, in_data):
+        type_check.float_input('tanh', 'x', in_data[0])
+
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        return backend.get_array_module(inputs[0]).tanh(inputs[0]),
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.get_retained_outputs()
+        return TanhGrad().apply((y, grad_outputs[0]))
+
+
+class TanhGrad(FunctionNode):
+    """``gx = gy * (1 - y^2)`` in one allocation; differentiable in ``y`` and ``gy``."""
+
+    def forward(self, inputs):
+        y, gy = inputs
+        self.retain_inputs((0, 1))
+        xp = backend.get_array_module(y)
+        gx = xp.empty_like(y)
+        xp.multiply(y, y, out=gx)
+        xp.subtract(1, gx, out=gx)
+        xp.multiply(gx, gy, out=gx)
+        return gx,
+
+    def backward(self, indexes, grad_outputs):
+        y, gy = self.get_retained_inputs()
+        ggx = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(ggx * gy * y * -2.0)
+            else:
+                ret.append(ggx * (1.0 - y * y))
+        return tuple(ret)
+
+
+def tanh(x: Any) -> Variable:
+    """Elementwise hyperbolic tangent, :math:`y = \\tanh x`.
+
+    Args:
+        x: Variable or array of floats, any shape.
+
+    Returns:
+        Variable of the same shape and dtype, values in ``(-1, 1)``.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.tanh(np.array([0.0], np.float32)).array
+        array([0.], dtype=float32)
+    """
+    return Tanh().apply((x,))[0]

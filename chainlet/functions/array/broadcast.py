@@ -1,0 +1,56 @@
+"""``broadcast_to``: broadcast an array to a larger shape (a read-only view)."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from chainlet import backend
+from chainlet.function_node import FunctionNode
+from chainlet.variable import Variable
+
+
+class BroadcastTo(FunctionNode):
+    """Broadcast the input to ``shape``; the gradient is summed back with ``sum_to``."""
+
+    def __init__(self, shape: Sequence[int]) -> None:
+        self._shape = tuple(shape)
+
+    def check_type_forward(self, in_data):
+        x = in_data[0]
+        shape = self._shape
+        lead = len(shape) - x.ndim
+        if lead < 0 or any(a != 1 and a != s for a, s in zip(x.shape, shape[lead:])):
+            raise ValueError(f'broadcast_to: argument shape: cannot broadcast an array of shape '
+                             f'{x.shape} to shape {shape}')
+
+    def forward(self, inputs):
+        x, = inputs
+        self._in_shape = x.shape
+        return backend.get_array_module(x).broadcast_to(x, self._shape),
+
+    def backward(self, indexes, grad_outputs):
+        from chainlet.functions.array.sum_to import sum_to
+        return sum_to(grad_outputs[0], self._in_shape),
+
+
+def broadcast_to(x: Any, shape: Sequence[int]) -> Variable:
+    """Broadcast ``x`` to ``shape`` following NumPy's rules.
+
+    Args:
+        x: Variable or array.
+        shape: Target shape.
+
+    Returns:
+        Variable of shape ``shape`` (its array is a read-only view when possible).
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.broadcast_to(np.array([1.0, 2.0]), (2, 2)).array
+        array([[1., 2.],
+               [1., 2.]])
+    """
+    shape = tuple(shape)
+    data = x.array if isinstance(x, Variable) else x
+    if data.shape == shape:
+        from chainlet.functions.math.identity import identity
+        return identity(x)
+    return BroadcastTo(shape).apply((x,))[0]

@@ -1,0 +1,410 @@
+"""Arithmetic: neg, add, sub, mul, div, pow, with arrays or scalars on either side.
+
+These are the FunctionNodes behind ``Variable``'s operators, which :func:`install_operators`
+attaches. Array operands broadcast like NumPy and must share the Variable's dtype; a Python or
+NumPy scalar operand is cast to the array's dtype, so ``x * 2.0`` stays float32 for a float32
+``x`` under NumPy 1.26 and 2.x alike.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainlet import backend
+from chainlet import type_check
+from chainlet.function_node import FunctionNode
+from chainlet.variable import Variable
+
+_ndarray = numpy.ndarray
+_SCALARS = (int, float, bool, numpy.number, numpy.bool_)
+_const_cache: dict = {}
+
+
+def _const(x: Any, value: Any) -> Any:
+    """``value`` as a 0-d array of ``x``'s float dtype (cached), or left as a Python scalar."""
+    if type(x) is not _ndarray or x.dtype.kind != 'f':
+        return value
+    key = (value, x.dtype)
+    c = _const_cache.get(key)
+    if c is None:
+        if len(_const_cache) > 4096:
+            _const_cache.clear()
+        c = numpy.array(value, dtype=x.dtype)
+        c.flags.writeable = False
+        _const_cache[key] = c
+    return c
+
+
+def _sum_to(gx: Variable, shape: tuple) -> Variable:
+    if gx.shape == shape:
+        return gx
+    from chainlet.functions.array.sum_to import sum_to
+    return sum_to(gx, shape)
+
+
+def _check_binary(func: str, a: Any, b: Any) -> None:
+    if a.dtype != b.dtype:
+        raise type_check.fail(func, 'rhs', f'dtype {a.dtype} (the dtype of lhs)', str(b.dtype))
+    if a.shape != b.shape:
+        type_check.broadcastable(func, ('lhs', 'rhs'), (a, b))
+
+
+class Neg(FunctionNode):
+    """``-x``."""
+
+    def forward(self, inputs):
+        return -inputs[0],
+
+    def backward(self, indexes, grad_outputs):
+        return neg(grad_outputs[0]),
+
+
+class Add(FunctionNode):
+    """Sum of any number of arrays, broadcast together."""
+
+    def check_type_forward(self, in_data):
+        if len(in_data) == 2:
+            _check_binary('add', in_data[0], in_data[1])
+            return
+        names = [f'x{i}' for i in range(len(in_data))]
+        type_check.same_dtype('add', names, in_data)
+        type_check.broadcastable('add', names, in_data)
+
+    def forward(self, inputs):
+        self._shapes = tuple([x.shape for x in inputs])
+        y = inputs[0] + inputs[1]
+        for x in inputs[2:]:
+            if x.shape == y.shape or numpy.broadcast_shapes(y.shape, x.shape) == y.shape:
+                y += x  # y is a fresh array here
+            else:
+                y = y + x
+        return y,
+
+    def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return tuple([_sum_to(gy, self._shapes[i]) for i in indexes])
+
+
+class Sub(FunctionNode):
+    """``x0 - x1``."""
+
+    def check_type_forward(self, in_data):
+        _check_binary('sub', in_data[0], in_data[1])
+
+    def forward(self, inputs):
+        x0, x1 = inputs
+        self._shapes = (x0.shape, x1.shape)
+        return x0 - x1,
+
+    def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return tuple([_sum_to(gy if i == 0 else neg(gy), self._shapes[i]) for i in indexes])
+
+
+class Mul(FunctionNode):
+    """``x0 * x1``."""
+
+    def check_type_forward(self, in_data):
+        _check_binary('mul', in_data[0], in_data[1])
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return inputs[0] * inputs[1],
+
+    def backward(self, indexes, grad_outputs):
+        x0, x1 = self.get_retained_inputs()
+        gy = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(_sum_to(mul(gy, x1), x0.shape))
+            else:
+                ret.append(_sum_to(mul(gy, x0), x1.shape))
+        return tuple(ret)
+
+
+class Div(FunctionNode):
+    """``x0 / x1``."""
+
+    def check_type_forward(self, in_data):
+        _check_binary('div', in_data[0], in_data[1])
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return inputs[0] / inputs[1],
+
+    def backward(self, indexes, grad_outputs):
+        x0, x1 = self.get_retained_inputs()
+        gy = grad_outputs[0]
+        gx0 = div(gy, x1)
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(_sum_to(gx0, x0.shape))
+            else:
+                ret.append(_sum_to(neg(gx0) * x0 / x1, x1.shape))
+        return tuple(ret)
+
+
+class PowVarVar(FunctionNode):
+    """``x0 ** x1``; the gradient for ``x1`` uses ``log(x0)`` (``x0`` must be positive)."""
+
+    def check_type_forward(self, in_data):
+        _check_binary('pow', in_data[0], in_data[1])
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        self.retain_outputs((0,))
+        return inputs[0] ** inputs[1],
+
+    def backward(self, indexes, grad_outputs):
+        from chainlet.functions.math.exponential import log
+        x0, x1 = self.get_retained_inputs()
+        y, = self.get_retained_outputs()
+        gy = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(_sum_to(gy * x1 * x0 ** (x1 - 1), x0.shape))
+            else:
+                ret.append(_sum_to(gy * y * log(x0), x1.shape))
+        return tuple(ret)
+
+
+class AddConstant(FunctionNode):
+    """``x + c`` for a scalar ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def forward(self, inputs):
+        x, = inputs
+        return x + _const(x, self.value),
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0],
+
+
+class SubFromConstant(FunctionNode):
+    """``c - x`` for a scalar ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def forward(self, inputs):
+        x, = inputs
+        return _const(x, self.value) - x,
+
+    def backward(self, indexes, grad_outputs):
+        return neg(grad_outputs[0]),
+
+
+class MulConstant(FunctionNode):
+    """``x * c`` for a scalar ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def forward(self, inputs):
+        x, = inputs
+        return x * _const(x, self.value),
+
+    def backward(self, indexes, grad_outputs):
+        return MulConstant(self.value).apply(grad_outputs)
+
+
+class DivByConstant(FunctionNode):
+    """``x / c`` for a scalar ``c`` (kept apart from ``x * (1/c)`` so results match NumPy)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def forward(self, inputs):
+        x, = inputs
+        return x / _const(x, self.value),
+
+    def backward(self, indexes, grad_outputs):
+        return DivByConstant(self.value).apply(grad_outputs)
+
+
+class DivFromConstant(FunctionNode):
+    """``c / x`` for a scalar ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def forward(self, inputs):
+        x, = inputs
+        self.retain_inputs((0,))
+        return _const(x, self.value) / x,
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return MulConstant(-self.value).apply((grad_outputs[0] / (x * x),))
+
+
+class PowVarConst(FunctionNode):
+    """``x ** c`` for a scalar ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def forward(self, inputs):
+        x, = inputs
+        self.retain_inputs((0,))
+        return x ** _const(x, self.value),
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        c = self.value
+        if c == 2:
+            return MulConstant(2).apply((grad_outputs[0] * x,))
+        return grad_outputs[0] * MulConstant(c).apply((PowVarConst(c - 1).apply((x,))[0],))[0],
+
+
+class PowConstVar(FunctionNode):
+    """``c ** x`` for a scalar ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def forward(self, inputs):
+        x, = inputs
+        self.retain_outputs((0,))
+        return _const(x, self.value) ** x,
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.get_retained_outputs()
+        return MulConstant(float(numpy.log(self.value))).apply((grad_outputs[0] * y,))
+
+
+# -- public wrappers and operator dispatch --
+
+def _is_scalar(v: Any) -> bool:
+    return isinstance(v, _SCALARS) and not isinstance(v, numpy.ndarray)
+
+
+def _scalar(v: Any) -> Any:
+    return v.item() if isinstance(v, numpy.generic) else v
+
+
+def _operand(func: str, v: Any) -> Any:
+    if isinstance(v, Variable) or backend.is_array(v):
+        return v
+    raise TypeError(f'{func}: unsupported operand of type {type(v).__name__}; expected a '
+                    f'Variable, an ndarray or a scalar')
+
+
+def neg(x: Any) -> Variable:
+    """Elementwise negation ``-x``.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.neg(np.array([1.0, -2.0])).array
+        array([-1.,  2.])
+    """
+    return Neg().apply((x,))[0]
+
+
+def add(*xs: Any) -> Variable:
+    """Elementwise sum of any number of Variables or arrays, with broadcasting.
+
+    Args:
+        *xs: Two or more operands of the same dtype (scalars are allowed in the two-operand
+            form).
+
+    Returns:
+        Variable of the broadcast shape.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.add(np.ones(2), np.ones(2), np.ones(2)).array
+        array([3., 3.])
+    """
+    if len(xs) == 2:
+        lhs, rhs = xs
+        if _is_scalar(rhs):
+            return AddConstant(_scalar(rhs)).apply((lhs,))[0]
+        if _is_scalar(lhs):
+            return AddConstant(_scalar(lhs)).apply((rhs,))[0]
+    if len(xs) < 2:
+        if len(xs) == 1:
+            return xs[0] if isinstance(xs[0], Variable) else Variable(xs[0], requires_grad=False)
+        raise TypeError('add: expected at least one operand')
+    return Add().apply(tuple(_operand('add', x) for x in xs))[0]
+
+
+def sub(lhs: Any, rhs: Any) -> Variable:
+    """Elementwise ``lhs - rhs`` with broadcasting; either side may be a scalar."""
+    if _is_scalar(rhs):
+        return AddConstant(-_scalar(rhs)).apply((lhs,))[0]
+    if _is_scalar(lhs):
+        return SubFromConstant(_scalar(lhs)).apply((rhs,))[0]
+    return Sub().apply((_operand('sub', lhs), _operand('sub', rhs)))[0]
+
+
+def mul(lhs: Any, rhs: Any) -> Variable:
+    """Elementwise ``lhs * rhs`` with broadcasting; either side may be a scalar.
+
+    Example:
+        >>> import numpy as np, chainlet
+        >>> x = chainlet.Variable(np.array([1.0, 2.0], np.float32))
+        >>> (x * 2.0).dtype
+        dtype('float32')
+    """
+    if _is_scalar(rhs):
+        return MulConstant(_scalar(rhs)).apply((lhs,))[0]
+    if _is_scalar(lhs):
+        return MulConstant(_scalar(lhs)).apply((rhs,))[0]
+    return Mul().apply((_operand('mul', lhs), _operand('mul', rhs)))[0]
+
+
+def div(lhs: Any, rhs: Any) -> Variable:
+    """Elementwise ``lhs / rhs`` with broadcasting; either side may be a scalar."""
+    if _is_scalar(rhs):
+        return DivByConstant(_scalar(rhs)).apply((lhs,))[0]
+    if _is_scalar(lhs):
+        return DivFromConstant(_scalar(lhs)).apply((rhs,))[0]
+    return Div().apply((_operand('div', lhs), _operand('div', rhs)))[0]
+
+
+def pow(lhs: Any, rhs: Any) -> Variable:  # noqa: A001 - Chainer's name
+    """Elementwise ``lhs ** rhs``; either side may be a scalar."""
+    if _is_scalar(rhs):
+        return PowVarConst(_scalar(rhs)).apply((lhs,))[0]
+    if _is_scalar(lhs):
+        return PowConstVar(_scalar(lhs)).apply((rhs,))[0]
+    return PowVarVar().apply((_operand('pow', lhs), _operand('pow', rhs)))[0]
+
+
+def _reflect(op):
+    def reflected(self, other):
+        return op(other, self)
+    reflected.__name__ = f'r{op.__name__}'
+    return reflected
+
+
+def install_operators() -> None:
+    """Attach the arithmetic operators to :class:`Variable` (done once at import)."""
+    from chainlet.functions.math.absolute import absolute
+    from chainlet.functions.math.matmul import matmul
+
+    def _matmul(a, b):
+        return matmul(a, b)
+
+    Variable.__neg__ = neg
+    Variable.__pos__ = lambda self: self
+    Variable.__abs__ = absolute
+    Variable.__add__ = add
+    Variable.__radd__ = _reflect(add)
+    Variable.__sub__ = sub
+    Variable.__rsub__ = _reflect(sub)
+    Variable.__mul__ = mul
+    Variable.__rmul__ = _reflect(mul)
+    Variable.__truediv__ = div
+    Variable.__rtruediv__ = _reflect(div)
+    Variable.__pow__ = pow
+    Variable.__rpow__ = _reflect(pow)
+    Variable.__matmul__ = _matmul
+    Variable.__rmatmul__ = _reflect(_matmul)

@@ -1,0 +1,102 @@
+"""Sum and mean over axes."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+from chainlet import backend
+from chainlet import type_check
+from chainlet.function_node import FunctionNode
+from chainlet.variable import Variable
+
+Axis = Optional[Union[int, Sequence[int]]]
+
+
+def normalize_axis(func: str, axis: Axis, ndim: int) -> Optional[tuple]:
+    """Return ``axis`` as a sorted tuple of non-negative ints (``None`` stays ``None``)."""
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for a in axes:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f'{func}: argument axis: expected int or tuple of ints, '
+                            f'got {type(a).__name__}')
+        if not -ndim <= a < ndim:
+            raise ValueError(f'{func}: argument axis: expected values in [{-ndim}, {ndim}), '
+                             f'got {axis}')
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f'{func}: argument axis: duplicate axes in {axis}')
+    return tuple(sorted(out))
+
+
+class Sum(FunctionNode):
+    """``y = x.sum(axis, keepdims)``."""
+
+    def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def check_type_forward(self, in_data):
+        type_check.float_input('sum', 'x', in_data[0])
+        self.axis = normalize_axis('sum', self.axis, in_data[0].ndim)
+
+    def forward(self, inputs):
+        x, = inputs
+        self._shape = x.shape
+        xp = backend.get_array_module(x)
+        return xp.sum(x, axis=self.axis, keepdims=self.keepdims),
+
+    def backward(self, indexes, grad_outputs):
+        from chainlet.functions.array.broadcast import broadcast_to
+        from chainlet.functions.array.reshape import reshape
+        gy = grad_outputs[0]
+        shape = self._shape
+        if self.axis is not None and not self.keepdims and len(shape) > 0:
+            kept = list(shape)
+            for a in self.axis:
+                kept[a] = 1
+            gy = reshape(gy, tuple(kept))
+        elif self.axis is None and len(shape) > 0 and gy.ndim != len(shape):
+            gy = reshape(gy, (1,) * len(shape))
+        return broadcast_to(gy, shape),
+
+
+def sum(x: Any, axis: Axis = None, keepdims: bool = False) -> Variable:  # noqa: A001
+    """Sum of the elements over ``axis``.
+
+    Args:
+        x: Variable or array of floats.
+        axis: Axis or axes to reduce; ``None`` reduces all.
+        keepdims: Keep reduced axes with size one.
+
+    Returns:
+        Variable with the reduced shape (0-d when everything is summed).
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.sum(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=0).array
+        array([4., 6.])
+    """
+    return Sum(axis, keepdims).apply((x,))[0]
+
+
+def mean(x: Any, axis: Axis = None, keepdims: bool = False) -> Variable:
+    """Arithmetic mean over ``axis``: ``sum(x, axis) / n`` with ``n`` the reduced size.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.mean(np.array([1.0, 2.0, 6.0])).array
+        array(3.)
+    """
+    data = x.array if isinstance(x, Variable) else x
+    axes = normalize_axis('mean', axis, data.ndim)
+    n = data.size
+    if axes is not None:
+        n = 1
+        for a in axes:
+            n *= data.shape[a]
+    from chainlet.functions.math.basic_math import DivByConstant, MulConstant
+    # The mean of nothing is NaN, as in NumPy, but without NumPy's division warning.
+    node = DivByConstant(n) if n else MulConstant(float('nan'))
+    return node.apply((sum(x, axes, keepdims),))[0]

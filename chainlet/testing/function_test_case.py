@@ -1,0 +1,211 @@
+"""``FunctionTestCase``: one declaration, every standard test of a differentiable function.
+
+Subclass it in a test module and implement ``generate_inputs``, ``forward`` and
+``forward_expected``. pytest then collects ``test_forward``, ``test_backward`` and
+``test_double_backward``, each parametrized over ``params`` (hyper-parameter dicts whose entries
+become attributes), ``dtypes`` (float16/32/64 by default) and contiguous or non-contiguous inputs.
+
+Example (in a test module)::
+
+    class TestTanh(FunctionTestCase):
+        params = [{'shape': (3, 4)}, {'shape': ()}, {'shape': (0, 2)}]
+
+        def generate_inputs(self):
+            return np.random.uniform(-1, 1, self.shape).astype(self.dtype),
+
+        def forward(self, inputs, device):
+            return F.tanh(inputs[0]),
+
+        def forward_expected(self, inputs):
+            return np.tanh(inputs[0]),
+"""
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import numpy
+import pytest
+
+from chainlet import backend
+from chainlet import gradient_check
+from chainlet.testing.array import assert_allclose, make_noncontiguous
+from chainlet.variable import Variable
+
+_F16, _F32, _F64 = numpy.dtype(numpy.float16), numpy.dtype(numpy.float32), \
+    numpy.dtype(numpy.float64)
+
+_DEFAULTS = {
+    'forward': {_F16: dict(atol=1e-3, rtol=1e-3), _F32: dict(atol=1e-5, rtol=1e-4),
+                _F64: dict(atol=1e-7, rtol=1e-6)},
+    'backward': {_F16: dict(atol=5e-3, rtol=5e-2), _F32: dict(atol=1e-4, rtol=1e-3),
+                 _F64: dict(atol=1e-6, rtol=1e-5)},
+    'double_backward': {_F16: dict(atol=1e-2, rtol=1e-1), _F32: dict(atol=1e-3, rtol=1e-2),
+                        _F64: dict(atol=1e-5, rtol=1e-4)},
+}
+
+
+def default_tolerances(kind: str, dtype: Any) -> dict:
+    """Default ``atol``/``rtol`` of a check kind (``'forward'``, ``'backward'``,
+    ``'double_backward'``) for ``dtype``."""
+    return dict(_DEFAULTS[kind].get(numpy.dtype(dtype), _DEFAULTS[kind][_F64]))
+
+
+def _cases(cls: type) -> tuple[list, list]:
+    cases, ids = [], []
+    dtypes = [numpy.dtype(d) for d in cls.dtypes]
+    noncontig_dtype = _F64 if _F64 in dtypes else dtypes[-1]
+    for k, param in enumerate(cls.params):
+        pid = '-'.join(f'{key}={value}' for key, value in param.items()) or f'p{k}'
+        for dtype in dtypes:
+            cases.append((param, dtype, True))
+            ids.append(f'{pid}-{dtype.name}')
+        if cls.test_noncontiguous:
+            cases.append((param, noncontig_dtype, False))
+            ids.append(f'{pid}-{noncontig_dtype.name}-noncontiguous')
+    return cases, ids
+
+
+def _copy(arrays: tuple) -> tuple:
+    return tuple(None if a is None else a.copy() for a in arrays)
+
+
+class FunctionTestCase:
+    """Base class of declarative tests for differentiable functions (see module docstring).
+
+    Class attributes:
+        params: List of dicts; each entry becomes an attribute during one parametrization.
+        dtypes: Float dtypes to run (``self.dtype`` holds the current one).
+        test_noncontiguous: Also run once with non-contiguous inputs.
+        skip_forward_test, skip_backward_test, skip_double_backward_test: Turn tests off.
+        check_forward_options, check_backward_options, check_double_backward_options:
+            Tolerance overrides (``atol``, ``rtol``, ``eps``, ...) set in ``setup()`` as needed.
+    """
+
+    params: list = [{}]
+    dtypes: tuple = (numpy.float16, numpy.float32, numpy.float64)
+    test_noncontiguous = True
+    skip_forward_test = False
+    skip_backward_test = False
+    skip_double_backward_test = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cases, ids = _cases(cls)
+        for name in ('forward', 'backward', 'double_backward'):
+            setattr(cls, f'test_{name}', _make_test(name, cases, ids))
+
+    # -- hooks for subclasses --
+
+    def setup(self) -> None:
+        """Called after ``dtype`` and ``params`` are set; adjust tolerances here."""
+
+    def generate_inputs(self) -> tuple:
+        """Return the input arrays (use ``self.dtype``)."""
+        raise NotImplementedError(f'{type(self).__name__} must implement generate_inputs')
+
+    def forward(self, inputs: tuple, device: Any) -> tuple:
+        """Apply the function under test to Variables; return a tuple of Variables."""
+        raise NotImplementedError(f'{type(self).__name__} must implement forward')
+
+    def forward_expected(self, inputs: tuple) -> tuple:
+        """Return the expected output arrays, computed with NumPy."""
+        raise NotImplementedError(f'{type(self).__name__} must implement forward_expected')
+
+    def generate_grad_outputs(self, outputs_template: tuple) -> tuple:
+        """Output gradients for the backward checks (random normal by default)."""
+        return tuple(
+            numpy.random.standard_normal(y.shape).astype(y.dtype) if y.dtype.kind == 'f'
+            else None for y in outputs_template)
+
+    def generate_grad_grad_inputs(self, inputs_template: tuple) -> tuple:
+        """Gradients of the input gradients for the double-backward check."""
+        return tuple(numpy.random.standard_normal(x.shape).astype(x.dtype)
+                     for x in inputs_template if x.dtype.kind == 'f')
+
+    # -- machinery --
+
+    def _prepare(self, param: dict, dtype: numpy.dtype, contiguous: bool, kind: str) -> tuple:
+        for key, value in param.items():
+            setattr(self, key, value)
+        self.dtype = dtype
+        self.contiguous = contiguous
+        self.check_forward_options = default_tolerances('forward', dtype)
+        self.check_backward_options = default_tolerances('backward', dtype)
+        self.check_double_backward_options = default_tolerances('double_backward', dtype)
+        seed = zlib.crc32(f'{type(self).__name__}{sorted(param.items())}{dtype}{kind}'.encode())
+        numpy.random.seed(seed % (2 ** 32))
+        self.setup()
+        inputs = tuple(self.generate_inputs())
+        if not contiguous:
+            inputs = tuple(make_noncontiguous(x) for x in inputs)
+        return inputs
+
+    def _forward(self, inputs: tuple) -> tuple:
+        outputs = self.forward(tuple(Variable(x) for x in inputs), '@numpy')
+        if not isinstance(outputs, tuple):
+            raise TypeError(f'{type(self).__name__}.forward must return a tuple of Variables, '
+                            f'got {type(outputs).__name__}')
+        return outputs
+
+    def _run_forward(self, param: dict, dtype: numpy.dtype, contiguous: bool) -> None:
+        if self.skip_forward_test:
+            pytest.skip('forward test disabled for this case')
+        inputs = self._prepare(param, dtype, contiguous, 'forward')
+        saved = _copy(inputs)
+        outputs = self._forward(inputs)
+        for i, (x, x0) in enumerate(zip(inputs, saved)):
+            if not numpy.array_equal(backend.to_cpu(x), backend.to_cpu(x0), equal_nan=True):
+                raise AssertionError(f'forward modified its input {i} in place')
+        expected = self.forward_expected(_copy(saved))
+        if not isinstance(expected, tuple):
+            raise TypeError(f'{type(self).__name__}.forward_expected must return a tuple')
+        assert len(outputs) == len(expected), \
+            f'forward returned {len(outputs)} outputs, forward_expected {len(expected)}'
+        for i, (y, e) in enumerate(zip(outputs, expected)):
+            assert isinstance(y, Variable), f'output {i} is not a Variable'
+            assert_allclose(y.array, numpy.asarray(e), err_msg=f'output {i}: ',
+                            **self.check_forward_options)
+
+    def _function(self, n_out: list) -> Any:
+        def f(*xs: Variable) -> tuple:
+            outs = self.forward(xs, '@numpy')
+            return tuple(y for y, keep in zip(outs, n_out) if keep)
+        return f
+
+    def _run_backward(self, param: dict, dtype: numpy.dtype, contiguous: bool) -> None:
+        if self.skip_backward_test:
+            pytest.skip('backward test disabled for this case')
+        inputs = self._prepare(param, dtype, contiguous, 'backward')
+        outputs = self._forward(_copy(inputs))
+        gys = self.generate_grad_outputs(tuple(y.array for y in outputs))
+        keep = [g is not None for g in gys]
+        gradient_check.check_backward(self._function(keep), inputs,
+                                      tuple(g for g in gys if g is not None),
+                                      **self.check_backward_options)
+
+    def _run_double_backward(self, param: dict, dtype: numpy.dtype, contiguous: bool) -> None:
+        if self.skip_double_backward_test:
+            pytest.skip('double backward test disabled for this case')
+        inputs = self._prepare(param, dtype, contiguous, 'double_backward')
+        outputs = self._forward(_copy(inputs))
+        gys = self.generate_grad_outputs(tuple(y.array for y in outputs))
+        keep = [g is not None for g in gys]
+        ggxs = self.generate_grad_grad_inputs(inputs)
+        gradient_check.check_double_backward(self._function(keep), inputs,
+                                             tuple(g for g in gys if g is not None), ggxs,
+                                             **self.check_double_backward_options)
+
+
+def _make_test(name: str, cases: list, ids: list) -> Any:
+    runner = f'_run_{name}'
+
+    @pytest.mark.parametrize('case', cases, ids=ids)
+    def test(self: FunctionTestCase, case: tuple) -> None:
+        getattr(self, runner)(*case)
+
+    test.__name__ = f'test_{name}'
+    return test
+
+
+__all__ = ['FunctionTestCase', 'default_tolerances']

@@ -1,0 +1,144 @@
+"""Checks on the arrays given to a function, with messages that say what was expected.
+
+Every failure raises :class:`InvalidType` (a ``TypeError``) whose message names the function and
+the argument and shows the expected and the actual value, e.g.
+``linear: argument W: expected ndim 2, got shape (3,)``. Checks are cheap boolean tests; the
+message is only formatted when one fails. Setting ``chainlet.config.type_check = False`` makes
+``FunctionNode.apply`` skip ``check_type_forward`` altogether.
+
+Example:
+    >>> import numpy as np
+    >>> from chainlet import type_check
+    >>> type_check.argument('linear', 'W', np.zeros(3), ndim=2)
+    Traceback (most recent call last):
+    ...
+    chainlet.type_check.InvalidType: linear: argument W: expected ndim 2, got shape (3,)
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional, Sequence
+
+import numpy
+
+_KIND_NAMES = {
+    'f': 'a floating-point dtype',
+    'i': 'a signed integer dtype',
+    'u': 'an unsigned integer dtype',
+    'b': 'a boolean dtype',
+    'c': 'a complex dtype',
+    'iu': 'an integer dtype',
+    'fc': 'a floating-point or complex dtype',
+}
+
+
+class InvalidType(TypeError):
+    """Raised when the inputs of a function have the wrong dtype, rank or shape.
+
+    Attributes:
+        expect: Text of what was expected (may be empty).
+        actual: Text of what was given (may be empty).
+    """
+
+    def __init__(self, message: str, expect: str = '', actual: str = '') -> None:
+        super().__init__(message)
+        self.expect = expect
+        self.actual = actual
+
+    def __reduce__(self):
+        return (type(self), (self.args[0], self.expect, self.actual))
+
+
+def fail(func: str, arg: str, expected: str, actual: str) -> InvalidType:
+    """Build the standard error (``func: argument arg: expected ..., got ...``) to raise."""
+    return InvalidType(f'{func}: argument {arg}: expected {expected}, got {actual}',
+                       expected, actual)
+
+
+def _describe(x: Any) -> str:
+    shape = getattr(x, 'shape', None)
+    dtype = getattr(x, 'dtype', None)
+    return f'shape {shape}, dtype {dtype}' if shape is not None else type(x).__name__
+
+
+def argument(func: str, name: str, x: Any, *, ndim: Optional[int] = None,
+             min_ndim: Optional[int] = None, kind: Optional[str] = None,
+             dtype: Any = None, shape: Optional[Sequence[Optional[int]]] = None) -> None:
+    """Check one input array and raise :class:`InvalidType` describing the first mismatch.
+
+    Args:
+        func: Public name of the function (``'linear'``).
+        name: Name of the argument (``'W'``).
+        x: The array.
+        ndim: Exact number of dimensions required.
+        min_ndim: Minimum number of dimensions.
+        kind: Allowed dtype kinds, e.g. ``'f'`` (float) or ``'iu'`` (integer).
+        dtype: Exact dtype required.
+        shape: Required shape; ``None`` entries match any size.
+    """
+    if not hasattr(x, 'dtype'):
+        raise fail(func, name, 'an ndarray', type(x).__name__)
+    if kind is not None and x.dtype.kind not in kind:
+        raise fail(func, name, _KIND_NAMES.get(kind, f'dtype kind {kind!r}'), str(x.dtype))
+    if dtype is not None and x.dtype != dtype:
+        raise fail(func, name, f'dtype {numpy.dtype(dtype)}', str(x.dtype))
+    if ndim is not None and x.ndim != ndim:
+        raise fail(func, name, f'ndim {ndim}', f'shape {x.shape}')
+    if min_ndim is not None and x.ndim < min_ndim:
+        raise fail(func, name, f'ndim >= {min_ndim}', f'shape {x.shape}')
+    if shape is not None:
+        shape = tuple(shape)
+        if len(shape) != x.ndim or any(s is not None and s != a for s, a in zip(shape, x.shape)):
+            want = '(' + ', '.join('*' if s is None else str(s) for s in shape) + \
+                (',)' if len(shape) == 1 else ')')
+            raise fail(func, name, f'shape {want}', str(x.shape))
+
+
+def float_input(func: str, name: str, x: Any) -> None:
+    """Fast check that ``x`` has a floating-point dtype."""
+    if x.dtype.kind != 'f':
+        raise fail(func, name, _KIND_NAMES['f'], str(x.dtype))
+
+
+def same_dtype(func: str, names: Sequence[str], arrays: Sequence[Any]) -> None:
+    """Check that all ``arrays`` share the dtype of the first."""
+    d0 = arrays[0].dtype
+    for n, a in zip(names[1:], arrays[1:]):
+        if a.dtype != d0:
+            raise fail(func, n, f'dtype {d0} (the dtype of {names[0]})', str(a.dtype))
+
+
+def broadcastable(func: str, names: Sequence[str], arrays: Sequence[Any]) -> tuple:
+    """Check that ``arrays`` broadcast together; return the broadcast shape."""
+    try:
+        return numpy.broadcast_shapes(*[a.shape for a in arrays])
+    except ValueError:
+        shapes = ', '.join(f'{n} {a.shape}' for n, a in zip(names, arrays))
+        raise InvalidType(f'{func}: arguments cannot be broadcast together: {shapes}',
+                          'broadcastable shapes', shapes) from None
+
+
+def count(func: str, inputs: Sequence[Any], n: int | Iterable[int]) -> None:
+    """Check the number of inputs."""
+    allowed = (n,) if isinstance(n, int) else tuple(n)
+    if len(inputs) not in allowed:
+        want = ' or '.join(str(a) for a in allowed)
+        raise InvalidType(f'{func}: expected {want} inputs, got {len(inputs)}', want,
+                          str(len(inputs)))
+
+
+def expect(*conditions: Any, message: str = 'type check failed') -> None:
+    """Chainer-style ``expect``: raise :class:`InvalidType` if any condition is false.
+
+    Prefer :func:`argument`, which names what was expected and what was given.
+    """
+    for i, c in enumerate(conditions):
+        if not bool(c):
+            raise InvalidType(f'{message} (condition {i})')
+
+
+def axis_in_range(func: str, name: str, axis: int, ndim: int) -> int:
+    """Return ``axis`` normalised to ``[0, ndim)``, or raise ``ValueError``."""
+    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+        raise ValueError(f'{func}: argument {name}: expected an axis in [{-ndim}, {ndim}), '
+                         f'got {axis}')
+    return axis % ndim if ndim else 0

@@ -1,0 +1,483 @@
+"""``Variable`` (what users hold) and ``VariableNode`` (the graph vertex behind it).
+
+A Variable owns its array and its gradient. Its VariableNode records where the value came from
+(``creator_node``), its ``rank`` and its shape and dtype, and outlives the Variable: the function
+that consumed it keeps the node alive, so backward still works after the user dropped the handle.
+The node keeps the array itself only while some function retained it for backward.
+
+Example:
+    >>> import numpy as np, chainlet
+    >>> x = chainlet.Variable(np.array([1.0, 2.0], np.float32))
+    >>> y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    array([2., 4.], dtype=float32)
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Optional
+
+import numpy
+
+from chainlet import _config
+from chainlet import backend
+
+
+def _check_array(data: Any, what: str) -> None:
+    if data is None or type(data) is numpy.ndarray or backend.is_cupy_array(data):
+        return
+    if isinstance(data, numpy.ndarray):  # ndarray subclasses such as np.matrix or memmap
+        return
+    if isinstance(data, numpy.generic):
+        hint = '; wrap a scalar with numpy.asarray(value, dtype)'
+    elif isinstance(data, (list, tuple, int, float, complex, bool)):
+        hint = '; convert it with numpy.asarray(value, dtype=numpy.float32)'
+    else:
+        hint = ''
+    raise TypeError(f'{what}: expected a numpy or cupy ndarray or None, '
+                    f'got {type(data).__name__}{hint}')
+
+
+class VariableNode:
+    """A vertex of the computational graph standing for one value.
+
+    Attributes:
+        creator_node: The :class:`FunctionNode` that produced the value, or ``None`` for a leaf.
+        rank: 0 for a leaf; one more than its creator's rank otherwise.
+        shape, dtype: Shape and dtype of the value (kept after the array itself is freed).
+        data: The array, only while a function retains it for backward; otherwise ``None``.
+        requires_grad: Whether gradients flow to this node.
+        name: Optional name shown in graph dumps.
+    """
+
+    __slots__ = ('_variable', 'creator_node', 'rank', 'shape', 'dtype', 'data',
+                 'requires_grad', 'name', '__weakref__')
+
+    def __init__(self, variable: 'Variable', name: Optional[str] = None,
+                 requires_grad: bool = True) -> None:
+        self._variable = weakref.ref(variable)
+        self.creator_node = None
+        self.rank = 0
+        data = variable._data
+        self.shape = None if data is None else data.shape
+        self.dtype = None if data is None else data.dtype
+        self.data = None
+        self.requires_grad = requires_grad
+        self.name = name
+
+    @property
+    def creator(self):
+        """The function node that created this value (alias of ``creator_node``)."""
+        return self.creator_node
+
+    @property
+    def label(self) -> str:
+        """Short text such as ``(2, 3), float32`` used in graph dumps."""
+        if self.shape is None:
+            return 'None'
+        shape = '()' if self.shape == () else str(self.shape)
+        return f'{shape}, {self.dtype}'
+
+    def get_variable(self) -> 'Variable':
+        """Return the Variable of this node, rebuilding one from retained data if it was freed."""
+        var = self._variable()
+        if var is not None:
+            return var
+        var = Variable.__new__(Variable)
+        var._data = self.data
+        var._grad_var = None
+        var._node = self
+        self._variable = weakref.ref(var)
+        return var
+
+    def get_variable_or_none(self) -> Optional['Variable']:
+        """Return the Variable of this node if it is still alive, else ``None``."""
+        return self._variable()
+
+    def retain_data(self) -> None:
+        """Keep the value's array on the node so backward can use it after the Variable dies."""
+        var = self._variable()
+        if var is None:
+            raise RuntimeError('cannot retain the data of a variable that has been freed')
+        self.data = var._data
+
+    def unchain(self) -> None:
+        """Cut the edge to the creator, making this node a leaf of the graph."""
+        self.creator_node = None
+
+    def __repr__(self) -> str:
+        return f'<VariableNode {self.name or ""}{self.label} rank={self.rank}>'
+
+
+class Variable:
+    """An array with a gradient, and a handle to its place in the computational graph.
+
+    Args:
+        data: A ``numpy.ndarray``, ``cupy.ndarray`` or ``None`` (to be set later). Lists and
+            scalars are rejected with ``TypeError`` so that dtypes are never guessed.
+        name: Optional name, shown in ``repr`` and graph dumps.
+        grad: Optional initial gradient (same shape and dtype as ``data``).
+        requires_grad: If ``False``, gradients are not computed for this variable.
+
+    Example:
+        >>> import numpy as np, chainlet
+        >>> x = chainlet.Variable(np.arange(3, dtype=np.float32))
+        >>> (x * 2.0 + 1).array
+        array([1., 3., 5.], dtype=float32)
+    """
+
+    __slots__ = ('_data', '_node', '_grad_var', '__weakref__')
+    # Make NumPy defer to our reflected operators (ndarray + Variable -> Variable.__radd__).
+    __array_ufunc__ = None
+    __array_priority__ = 200
+    __hash__ = object.__hash__
+
+    def __init__(self, data: Any = None, *, name: Optional[str] = None, grad: Any = None,
+                 requires_grad: bool = True) -> None:
+        _check_array(data, 'Variable')
+        self._data = data
+        self._grad_var = None
+        self._node = VariableNode(self, name, requires_grad)
+        if grad is not None:
+            self.grad = grad
+
+    # -- construction used by FunctionNode.apply (no checks: the data is a fresh ndarray) --
+
+    @classmethod
+    def _from_output(cls, data: Any, requires_grad: bool) -> 'Variable':
+        var = object.__new__(cls)
+        var._data = data
+        var._grad_var = None
+        node = object.__new__(VariableNode)
+        node._variable = weakref.ref(var)
+        node.creator_node = None
+        node.rank = 0
+        node.shape = data.shape
+        node.dtype = data.dtype
+        node.data = None
+        node.requires_grad = requires_grad
+        node.name = None
+        var._node = node
+        return var
+
+    # -- array and graph properties --
+
+    @property
+    def array(self) -> Any:
+        """The underlying ndarray."""
+        return self._data
+
+    @array.setter
+    def array(self, data: Any) -> None:
+        _check_array(data, 'Variable.array')
+        self._data = data
+        node = self._node
+        node.shape = None if data is None else data.shape
+        node.dtype = None if data is None else data.dtype
+        if node.data is not None:
+            node.data = data
+
+    data = array
+
+    @property
+    def node(self) -> VariableNode:
+        """The :class:`VariableNode` of this variable."""
+        return self._node
+
+    @property
+    def creator_node(self):
+        """The :class:`FunctionNode` that produced this variable, or ``None``."""
+        return self._node.creator_node
+
+    @creator_node.setter
+    def creator_node(self, func) -> None:
+        self._node.creator_node = func
+        if func is not None:
+            self._node.rank = func.rank + 1
+
+    creator = creator_node
+
+    @property
+    def rank(self) -> int:
+        """Topological ordinal: 0 for leaves, creator's rank + 1 otherwise."""
+        return self._node.rank
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients are computed for this variable."""
+        return self._node.requires_grad
+
+    @property
+    def name(self) -> Optional[str]:
+        """Optional name of the variable."""
+        return self._node.name
+
+    @name.setter
+    def name(self, n: Optional[str]) -> None:
+        self._node.name = n
+
+    @property
+    def label(self) -> str:
+        """Short description such as ``(2, 3), float32``."""
+        return self._node.label
+
+    @property
+    def shape(self) -> tuple:
+        return self._data.shape
+
+    @property
+    def dtype(self) -> numpy.dtype:
+        return self._data.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError('len() of a 0-d Variable')
+        return len(self._data)
+
+    @property
+    def xp(self):
+        """The array module of the data (``numpy`` or ``cupy``)."""
+        return backend.get_array_module(self._data)
+
+    @property
+    def device(self) -> str:
+        """``'@numpy'`` or ``'@cupy:N'`` for the device holding the data."""
+        if backend.is_cupy_array(self._data):
+            return f'@cupy:{self._data.device.id}'
+        return '@numpy'
+
+    # -- gradient --
+
+    @property
+    def grad_var(self) -> Optional['Variable']:
+        """The gradient as a Variable (may carry a graph after double backprop)."""
+        return self._grad_var
+
+    @grad_var.setter
+    def grad_var(self, g: Optional['Variable']) -> None:
+        if g is not None:
+            if not isinstance(g, Variable):
+                raise TypeError(f'Variable.grad_var: expected a Variable or None, '
+                                f'got {type(g).__name__}')
+            self._check_grad(g._data)
+        self._grad_var = g
+
+    @property
+    def grad(self) -> Any:
+        """The gradient array, or ``None``."""
+        g = self._grad_var
+        return None if g is None else g._data
+
+    @grad.setter
+    def grad(self, g: Any) -> None:
+        if g is None:
+            self._grad_var = None
+            return
+        _check_array(g, 'Variable.grad')
+        self._check_grad(g)
+        self._grad_var = Variable(g, requires_grad=False)
+
+    def _check_grad(self, g: Any) -> None:
+        data = self._data
+        if data is None:
+            return
+        if g.shape != data.shape:
+            raise ValueError(f'Variable.grad: expected shape {data.shape} (the shape of the data), '
+                             f'got {g.shape}')
+        if g.dtype != data.dtype:
+            raise TypeError(f'Variable.grad: expected dtype {data.dtype} (the dtype of the data), '
+                            f'got {g.dtype}')
+        if type(g) is not type(data) and not isinstance(g, type(data)):
+            raise TypeError(f'Variable.grad: expected {backend.array_type_name(data)} like the '
+                            f'data, got {backend.array_type_name(g)}')
+
+    def cleargrad(self) -> None:
+        """Forget the gradient (the next backward stores a fresh one)."""
+        self._grad_var = None
+
+    def zerograd(self) -> None:
+        """Set the gradient to zeros (kept for Chainer compatibility; prefer ``cleargrad``)."""
+        if self._data is None:
+            return
+        xp = backend.get_array_module(self._data)
+        self._grad_var = Variable(xp.zeros_like(self._data), requires_grad=False)
+
+    def backward(self, retain_grad: bool = False, enable_double_backprop: bool = False,
+                 loss_scale: Optional[float] = None) -> None:
+        """Compute gradients of this variable with respect to every leaf of its graph.
+
+        Gradients accumulate into the ``grad`` of leaves that require them. A variable with one
+        element gets an initial gradient of one when ``grad`` is unset; larger ones need ``grad``.
+
+        Args:
+            retain_grad: Keep the gradients of intermediate variables (still referenced by you).
+            enable_double_backprop: Build a graph of the backward computation, so the gradients
+                can be differentiated again.
+            loss_scale: If given, the initial gradient is multiplied by it (loss scaling).
+        """
+        from chainlet import _backprop
+        _backprop.backward_from(self, retain_grad, enable_double_backprop, loss_scale)
+
+    # -- graph surgery --
+
+    def unchain(self) -> None:
+        """Make this variable a leaf by cutting the edge to its creator."""
+        self._node.creator_node = None
+
+    def unchain_backward(self) -> None:
+        """Cut every edge behind this variable, so the graph behind it can be freed."""
+        stack = [self._node.creator_node]
+        seen = set()
+        while stack:
+            func = stack.pop()
+            if func is None or id(func) in seen:
+                continue
+            seen.add(id(func))
+            for node in func.inputs:
+                stack.append(node.creator_node)
+                node.creator_node = None
+            func.unchain()
+        self._node.creator_node = None
+
+    # -- devices --
+
+    def to_cpu(self) -> 'Variable':
+        """Move data and gradient to the CPU in place; returns ``self``."""
+        self._move(backend.to_cpu)
+        return self
+
+    def to_gpu(self, device: Optional[int] = None) -> 'Variable':
+        """Move data and gradient to GPU ``device`` in place; returns ``self``."""
+        self._move(lambda a: backend.to_gpu(a, device))
+        return self
+
+    def to_device(self, device: Any) -> 'Variable':
+        """Move to ``device`` (``'@numpy'``, ``-1``, ``'@cupy:0'``, ``'cuda:0'`` or an int)."""
+        gpu_id = backend.parse_device_spec(device)
+        return self.to_cpu() if gpu_id < 0 else self.to_gpu(gpu_id)
+
+    def _move(self, convert) -> None:
+        if self._data is not None:
+            self._data = convert(self._data)
+            if self._node.data is not None:
+                self._node.data = self._data
+        if self._grad_var is not None:
+            self._grad_var._data = convert(self._grad_var._data)
+
+    # -- conveniences --
+
+    def item(self) -> Any:
+        """The single element of a size-1 variable as a Python scalar."""
+        return self._data.item()
+
+    def copydata(self, var: 'Variable') -> None:
+        """Copy the array of ``var`` into this variable's array in place."""
+        backend.copyto(self._data, var._data if isinstance(var, Variable) else var)
+
+    def addgrad(self, var: 'Variable') -> None:
+        """Add ``var``'s gradient to this variable's gradient (allocating if unset)."""
+        src = var.grad
+        if src is None:
+            return
+        src = backend.to_cpu(src) if isinstance(self._data, numpy.ndarray) else src
+        if self._grad_var is None:
+            self.grad = src.copy()
+        else:
+            self._grad_var._data += src
+
+    def __repr__(self) -> str:
+        if self._data is None:
+            return 'variable(None)'
+        body = repr(self._data)
+        body = body[body.index('('):] if '(' in body else f'({body})'
+        return 'variable' + body
+
+    def __str__(self) -> str:
+        return str(self._data)
+
+    @property
+    def T(self) -> 'Variable':
+        """Transpose (all axes reversed)."""
+        from chainlet.functions.array.transpose import transpose
+        return transpose(self)
+
+    def reshape(self, *shape: Any) -> 'Variable':
+        """Differentiable reshape; ``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
+        from chainlet.functions.array.reshape import reshape
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return reshape(self, shape)
+
+    def transpose(self, *axes: Any) -> 'Variable':
+        """Differentiable transpose; no axes reverses them."""
+        from chainlet.functions.array.transpose import transpose
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return transpose(self, axes or None)
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> 'Variable':
+        """Differentiable sum over ``axis``."""
+        from chainlet.functions.math.sum import sum as _sum
+        return _sum(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis: Any = None, keepdims: bool = False) -> 'Variable':
+        """Differentiable mean over ``axis``."""
+        from chainlet.functions.math.sum import mean
+        return mean(self, axis=axis, keepdims=keepdims)
+
+    def __getitem__(self, slices: Any) -> 'Variable':
+        from chainlet.functions.array.get_item import get_item
+        return get_item(self, slices)
+
+    # Comparisons act on the data and return boolean arrays (see DESIGN §6).
+    def __lt__(self, other: Any) -> Any:
+        return self._data < _data_of(other)
+
+    def __le__(self, other: Any) -> Any:
+        return self._data <= _data_of(other)
+
+    def __gt__(self, other: Any) -> Any:
+        return self._data > _data_of(other)
+
+    def __ge__(self, other: Any) -> Any:
+        return self._data >= _data_of(other)
+
+    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        return self._data == _data_of(other)
+
+    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        return self._data != _data_of(other)
+
+    # Arithmetic operators (__add__, __mul__, ...) are installed by
+    # chainlet.functions.math.basic_math, which owns their FunctionNodes.
+
+
+def _data_of(x: Any) -> Any:
+    return x._data if isinstance(x, Variable) else x
+
+
+def as_variable(obj: Any) -> Variable:
+    """Return ``obj`` if it is a Variable, else wrap the array in one with ``requires_grad=False``.
+
+    Example:
+        >>> import numpy as np, chainlet
+        >>> chainlet.as_variable(np.zeros(2)).requires_grad
+        False
+    """
+    if isinstance(obj, Variable):
+        return obj
+    return Variable(obj, requires_grad=False)
+
+
+def as_array(obj: Any) -> Any:
+    """Return the array of a Variable, or ``obj`` itself if it is already an array."""
+    return obj._data if isinstance(obj, Variable) else obj
