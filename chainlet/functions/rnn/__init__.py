@@ -1,0 +1,1 @@
+"""Rnn functions."""
