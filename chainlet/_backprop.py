@@ -33,13 +33,11 @@ def _sum_grads(grads: list) -> Variable:
     return add(*grads)
 
 
-def _as_grad_variable(gx: Any, func: _fn.FunctionNode, gys: tuple,
-                      double: bool) -> Variable:
+def _as_grad_variable(gx: Any, func: _fn.FunctionNode, double: bool) -> Variable:
     """Wrap a bare array returned by a backward; under double backprop, make it a dead end."""
     if not double:
         return _from_output(gx, False)
-    live = [g for g in gys if g is not None]
-    return _fn.NonDifferentiableGrad(func.label, (gx,)).apply(live)[0]
+    return _fn.NonDifferentiableGrad.attach(func, gx)
 
 
 def _bad_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any) -> Exception:
@@ -68,15 +66,13 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
     grads: dict = {}
     heap: list = []
     pushed: set = set()
-    counter = 0
 
     def push(func: _fn.FunctionNode) -> None:
-        nonlocal counter
+        # Ties in rank: the later-created node first (creation order keeps runs deterministic).
         fid = id(func)
         if fid not in pushed:
             pushed.add(fid)
-            counter += 1
-            _heappush(heap, (-func.rank, counter, func))
+            _heappush(heap, (-func.rank, -func._order, func))
 
     for node, gy in zip(output_nodes, output_grads):
         entry = grads.get(id(node))
@@ -91,6 +87,11 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
     old_backprop = cfg.__dict__.get('enable_backprop', _config._MISSING)
     cfg.enable_backprop = double
     debug = cfg.debug
+    # In debug mode the functions applied inside a backward are not checked one by one: a NaN is
+    # reported once, for the node whose backward produced it, with that node's forward stack.
+    old_debug = cfg.__dict__.get('debug', _config._MISSING)
+    if debug:
+        cfg.debug = False
     try:
         while heap:
             func = _heappop(heap)[2]
@@ -152,14 +153,13 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                     if not backend.is_array(gx) or gx.shape != node.shape or \
                             gx.dtype != node.dtype:
                         raise _bad_grad(func, i, node, gx)
-                    gx = _as_grad_variable(gx, func, gys, double)
+                    gx = _as_grad_variable(gx, func, double)
                 else:
                     data = gx._data
                     if data.shape != node.shape or data.dtype != node.dtype:
                         raise _bad_grad(func, i, node, data)
                 if debug:
-                    _fn._check_finite((gx._data,), f'gradient of input {i} (in backward); '
-                                      f'the gradient at input', func)
+                    _fn._check_finite((gx._data,), 'gradient of input', func, index=i)
                 entry = grads.get(id(node))
                 if entry is None:
                     grads[id(node)] = (node, [gx])
@@ -173,10 +173,11 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                     hook.backward_postprocess(func, in_data, out_grad)
             del gys, gxs, out_nodes
     finally:
-        if old_backprop is _config._MISSING:
-            del cfg.enable_backprop
-        else:
-            cfg.enable_backprop = old_backprop
+        for key, old in (('enable_backprop', old_backprop), ('debug', old_debug)):
+            if old is _config._MISSING:
+                cfg.__dict__.pop(key, None)
+            else:
+                setattr(cfg, key, old)
 
     if targets is not None:
         for key, (node, lst) in grads.items():
@@ -185,6 +186,11 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                     targets[key] = _sum_grads(lst)
         return targets
     return grads
+
+
+def _writable(a: Any) -> bool:
+    flags = getattr(a, 'flags', None)
+    return flags is None or getattr(flags, 'writeable', True)
 
 
 def _initial_grad(var: Variable, what: str) -> Variable:
@@ -211,6 +217,10 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
         with _config.using_config('enable_backprop', enable_double_backprop):
             gy = gy * loss_scale
     leaves = _run((node,), (gy,), enable_double_backprop, retain_grad)
+    # A backward may hand the same gradient Variable to several inputs (add does) or a read-only
+    # broadcast view (sum does); leaves get their own writable arrays so that an in-place update
+    # of one .grad (optimizer hooks do this) neither fails nor changes another.
+    given = {id(gy)}
     with _config.using_config('enable_backprop', enable_double_backprop):
         for node, lst in leaves.values():
             if node.creator_node is not None:
@@ -219,7 +229,12 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
             if v is None:
                 continue
             g = _sum_grads(lst)
-            v._grad_var = g if v._grad_var is None else v._grad_var + g
+            if v._grad_var is not None:
+                g = v._grad_var + g
+            elif id(g) in given or not _writable(g._data):
+                g = g * 1
+            given.add(id(g))
+            v._grad_var = g
 
 
 def _check_variables(arg: Any, name: str) -> list:

@@ -32,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import collections
+import itertools
 import threading
 import traceback
 import weakref
@@ -47,6 +48,8 @@ _ndarray = numpy.ndarray
 _config_local = _config.config
 _weakref = weakref.ref
 _from_output = Variable._from_output
+# Creation order of graph-building applications; breaks rank ties in backward.
+_creation_counter = itertools.count()
 
 
 class _HookRegistry(threading.local):
@@ -89,8 +92,11 @@ def _collect_hooks(func: 'FunctionNode') -> list:
     return hooks
 
 
-def _check_finite(arrays: Iterable[Any], what: str, func: 'FunctionNode') -> None:
+def _check_finite(arrays: Iterable[Any], what: str, func: 'FunctionNode',
+                  index: Optional[int] = None) -> None:
     for i, a in enumerate(arrays):
+        if index is not None:
+            i = index
         if a is None or a.dtype.kind not in 'fc':
             continue
         xp = backend.get_array_module(a)
@@ -117,6 +123,7 @@ class FunctionNode:
     inputs: Optional[tuple] = None
     outputs: Optional[tuple] = None
     rank = 0
+    _order = 0
     stack: Optional[list] = None
     _applied = False
     _input_indexes_to_retain: Optional[tuple] = None
@@ -226,6 +233,7 @@ class FunctionNode:
             nodes.append(node)
         self.inputs = tuple(nodes)
         self.rank = rank
+        self._order = next(_creation_counter)
         rank += 1
         ret = []
         out_refs = []
@@ -372,21 +380,31 @@ class FunctionNode:
 
 
 class NonDifferentiableGrad(FunctionNode):
-    """Carries gradients computed with raw arrays; raises if double backprop reaches it.
+    """Marks a gradient computed with raw arrays; raises if double backprop reaches it.
 
-    ``_backprop`` wraps a backward's bare-array result in this node when a graph of the backward
-    is being built, so that a second differentiation fails loudly instead of silently giving zero.
+    When a graph of the backward is being built and a backward returns a bare array,
+    ``_backprop`` wraps it with :meth:`attach`, so that differentiating it again fails loudly
+    instead of silently giving zero.
     """
 
-    def __init__(self, origin: str, arrays: tuple) -> None:
+    def __init__(self, origin: str) -> None:
         self._origin = origin
-        self._arrays = arrays
 
-    def forward(self, inputs: tuple) -> tuple:
-        arrays, self._arrays = self._arrays, None
-        return arrays
+    @classmethod
+    def attach(cls, func: FunctionNode, gx: Any) -> Variable:
+        """Return ``gx`` as a Variable whose creator links to ``func``'s inputs and raises."""
+        node = cls(func.label)
+        node._applied = True
+        node.inputs = func.inputs
+        node.rank = func.rank
+        node._order = next(_creation_counter)
+        var = _from_output(gx, True)
+        var._node.creator_node = node
+        var._node.rank = func.rank + 1
+        node.outputs = (_weakref(var._node),)
+        return var
 
     def backward(self, target_input_indexes: tuple, grad_outputs: tuple) -> tuple:
         raise RuntimeError(
-            f'{self._origin}: its backward is not differentiable, so it cannot be used with '
-            f'enable_double_backprop=True beyond first order')
+            f'{self._origin}: its backward is not differentiable (it returned bare arrays), so '
+            f'double backprop cannot go through it; write the backward with chainlet functions')

@@ -93,7 +93,8 @@ class FunctionTestCase:
         super().__init_subclass__(**kwargs)
         cases, ids = _cases(cls)
         for name in ('forward', 'backward', 'double_backward'):
-            setattr(cls, f'test_{name}', _make_test(name, cases, ids))
+            if f'test_{name}' not in cls.__dict__:  # a subclass may write its own
+                setattr(cls, f'test_{name}', _make_test(name, cases, ids))
 
     # -- hooks for subclasses --
 

@@ -1,0 +1,75 @@
+"""Two-dimensional convolution, ``convolution_2d``, with Chainer's node names.
+
+``Convolution2DFunction`` and ``Convolution2DGradW`` are the 2-D forms of
+:class:`~chainlet.functions.connection.convolution_nd.ConvolutionND` and
+:class:`~chainlet.functions.connection.convolution_nd.ConvolutionNDGradW`.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+from chainlet.functions.connection.convolution_nd import (ConvolutionND, ConvolutionNDGradW,
+                                                          _apply)
+from chainlet.variable import Variable
+
+IntOrPair = Union[int, Sequence[int]]
+
+
+class Convolution2DFunction(ConvolutionND):
+    """``y = conv2d(x, W) + b``; see :func:`convolution_2d` for the arguments."""
+
+    def __init__(self, stride: IntOrPair = 1, pad: IntOrPair = 0, cover_all: bool = False, *,
+                 dilate: IntOrPair = 1, groups: int = 1,
+                 func_name: str = 'convolution_2d') -> None:
+        super().__init__(2, stride, pad, cover_all, dilate, groups, func_name=func_name)
+
+
+class Convolution2DGradW(ConvolutionNDGradW):
+    """Gradient of a 2-D convolution with respect to its filter, from ``(x, gy)``."""
+
+
+def convolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair = 1,
+                   pad: IntOrPair = 0, cover_all: bool = False, *, dilate: IntOrPair = 1,
+                   groups: int = 1) -> Variable:
+    """Two-dimensional convolution (cross-correlation) of images, NCHW layout.
+
+    ``y[n, o, i, j] = b[o] + sum_{c, u, v} W[o, c, u, v] x_pad[n, c', s_Y i + d_Y u,
+    s_X j + d_X v]`` with ``x_pad`` the input zero-padded by ``(p_H, p_W)`` and ``c'`` the
+    input channel ``c`` of the group of ``o``. The output size is
+
+    ``h_O = (h + 2 p_H - dk_H) // s_Y + 1`` and ``w_O = (w + 2 p_W - dk_W) // s_X + 1``,
+
+    with the dilated kernel extent ``dk = k + (k - 1)(d - 1)``. With ``cover_all=True``,
+    ``s - 1`` is added to the numerators so that every input pixel is covered by a window.
+
+    Args:
+        x: Input of shape ``(n, c_I, h, w)``.
+        W: Filter of shape ``(c_O, c_I / groups, k_H, k_W)``.
+        b: Optional bias of shape ``(c_O,)``, same dtype as ``x``.
+        stride: Int or pair of positive ints ``(s_Y, s_X)``.
+        pad: Int or pair of non-negative ints ``(p_H, p_W)``.
+        cover_all: Extend the output so that all input pixels take part.
+        dilate: Int or pair of positive ints ``(d_Y, d_X)``: spacing between filter taps.
+        groups: Number of channel groups; ``c_I`` and ``c_O`` must be multiples of it.
+
+    Returns:
+        Variable of shape ``(n, c_O, h_O, w_O)`` and the dtype of ``x``.
+
+    Raises:
+        TypeError: Non-float inputs, ``x``/``W`` not 4-D, channel or bias mismatches, wrong
+            kinds of hyper-parameters.
+        ValueError: Non-positive ``stride``/``dilate``/``groups``, negative ``pad``, or a
+            kernel larger than the padded input.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+        >>> W = np.ones((1, 1, 2, 2), np.float32)
+        >>> F.convolution_2d(x, W, stride=2).array
+        array([[[[10., 18.],
+                 [42., 50.]]]], dtype=float32)
+        >>> F.convolution_2d(x, np.ones((8, 1, 3, 3), np.float32), pad=1).shape
+        (1, 8, 4, 4)
+    """
+    return _apply(Convolution2DFunction(stride, pad, cover_all, dilate=dilate, groups=groups),
+                  x, W, b)

@@ -1,0 +1,32 @@
+"""Small helpers shared by the loss functions (argument checks, constants)."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy
+
+from chainlet import backend
+from chainlet.variable import Variable
+
+
+def check_reduce(func: str, reduce: Any, allowed: Sequence[str]) -> None:
+    """Raise ``ValueError`` unless ``reduce`` is one of ``allowed``."""
+    if not isinstance(reduce, str) or reduce not in allowed:
+        names = ', '.join(repr(a) for a in allowed)
+        raise ValueError(f'{func}: argument reduce: expected one of {names}, got {reduce!r}')
+
+
+def data_of(x: Any) -> Any:
+    """The array of a Variable, or ``x`` itself."""
+    return x.array if isinstance(x, Variable) else x
+
+
+def const(x: Any, value: Any) -> Any:
+    """``value`` as an array of ``x``'s dtype on ``x``'s device (a constant operand)."""
+    xp = backend.get_array_module(x)
+    return xp.asarray(value, dtype=x.dtype)
+
+
+def reduction_dtype(dtype: Any) -> Any:
+    """Accumulate float16 sums in float32 (as Chainer does); other dtypes in themselves."""
+    return numpy.float32 if dtype == numpy.float16 else dtype

@@ -1,0 +1,68 @@
+"""L2 normalization along an axis."""
+from __future__ import annotations
+
+from typing import Any, Sequence, Union
+
+from chainlet import backend
+from chainlet import type_check
+from chainlet.function_node import FunctionNode
+from chainlet.functions.math.sqrt import sqrt
+from chainlet.functions.math.sum import normalize_axis, sum as _sum
+from chainlet.variable import Variable
+
+
+class NormalizeL2(FunctionNode):
+    """``y = x / (||x||_2 + eps)`` along ``axis``; the input is retained for backward."""
+
+    def __init__(self, eps: float = 1e-5, axis: Union[int, Sequence[int]] = 1) -> None:
+        self.eps = eps
+        self.axis = axis
+
+    def check_type_forward(self, in_data):
+        x, = in_data
+        type_check.float_input('normalize', 'x', x)
+
+    def forward(self, inputs):
+        x, = inputs
+        xp = backend.get_array_module(x)
+        self.axes = normalize_axis('normalize', self.axis, x.ndim)
+        norm = xp.sqrt(xp.sum(xp.square(x), axis=self.axes, keepdims=True))
+        norm += x.dtype.type(self.eps)
+        self.retain_inputs((0,))
+        return (x / norm).astype(x.dtype, copy=False),
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        gy, = grad_outputs
+        axes = self.axes
+        sq = _sum(x * x, axes, keepdims=True)
+        # The norm is not differentiable at a zero vector (y is: its Jacobian there is I / eps).
+        # Put 1 under the square root there, so that no infinite derivative appears, and mask
+        # it out of the norm; the second term vanishes with x, leaving the exact gy / eps.
+        zero = (sq.array == 0).astype(x.dtype)
+        norm0 = sqrt(sq + zero)
+        norm = norm0 * (1 - zero) + self.eps
+        x_gy = _sum(x * gy, axes, keepdims=True)
+        return gy / norm - x * (x_gy / (norm * norm * norm0)),
+
+
+def normalize(x: Any, eps: float = 1e-5, axis: Union[int, Sequence[int]] = 1) -> Variable:
+    """L2 normalization: divide ``x`` by its Euclidean norm along ``axis``.
+
+    .. math::
+        y = \\frac{x}{\\|x\\|_2 + \\epsilon}
+
+    Args:
+        x: Variable or array of floats (typically ``(N, K)``, one vector per row).
+        eps: Added to the norm, so that a zero vector maps to zero.
+        axis: Int or tuple of ints to take the norm over.
+
+    Returns:
+        Variable of the shape and dtype of ``x``.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.normalize(np.array([[3.0, 4.0]], np.float32), eps=0.0).array
+        array([[0.6, 0.8]], dtype=float32)
+    """
+    return NormalizeL2(eps, axis).apply((x,))[0]

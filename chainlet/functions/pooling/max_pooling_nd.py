@@ -1,0 +1,163 @@
+"""Max pooling over 1, 2, 3 or N spatial axes (NCHW layout: batch, channel, then space)."""
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+from chainlet import type_check
+from chainlet.function_node import FunctionNode
+from chainlet.functions.pooling import _windows
+from chainlet.variable import Variable
+
+IntOrTuple = Union[int, tuple]
+
+
+class MaxPoolingND(FunctionNode):
+    """``y`` = maximum of every window; the in-window argmax is kept for backward.
+
+    The argmax array (small integers, one per output element) is kept on the node instead of
+    the input: the gradient scatters ``gy`` to those cells, and the gradient of that scatter
+    gathers from them again, so the function can be differentiated any number of times.
+    """
+
+    def __init__(self, ndim: int, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                 pad: IntOrTuple = 0, cover_all: bool = True,
+                 func: str = 'max_pooling_nd') -> None:
+        self.ndim = ndim
+        self.ksize, self.stride, self.pad = _windows.pooling_params(func, ndim, ksize, stride,
+                                                                    pad)
+        self.cover_all = cover_all
+        self._func = func
+        self.indexes = None
+
+    def check_type_forward(self, in_data):
+        type_check.count(self._func, in_data, 1)
+        type_check.argument(self._func, 'x', in_data[0], ndim=self.ndim + 2, kind='f')
+
+    def forward(self, inputs):
+        x, = inputs
+        dims = x.shape[2:]
+        _windows.check_fits(self._func, dims, self.ksize, self.pad)
+        self._geom = _windows.Geometry.for_pooling(self.ksize, self.stride, self.pad, dims,
+                                                   self.cover_all)
+        y, self.indexes = _windows.max_windows(x, self._geom)
+        return y,
+
+    def backward(self, indexes, grad_outputs):
+        return _windows.WindowScatter(self.indexes, self._geom, 'MaxPoolingNDGrad').apply(
+            grad_outputs)
+
+
+def _max_pooling(func: str, ndim: Optional[int], x: Any, ksize: IntOrTuple,
+                 stride: Optional[IntOrTuple], pad: IntOrTuple, cover_all: bool,
+                 return_indices: bool) -> Any:
+    if ndim is None:
+        x_ndim = len(x.shape)
+        if x_ndim < 3:
+            raise type_check.fail(func, 'x', 'ndim >= 3 (batch, channel, spatial axes)',
+                                  f'shape {tuple(x.shape)}')
+        ndim = x_ndim - 2
+    node = MaxPoolingND(ndim, ksize, stride, pad, cover_all, func)
+    y = node.apply((x,))[0]
+    if return_indices:
+        xp = y.xp
+        return y, node.indexes.astype(xp.intp)
+    return y
+
+
+def max_pooling_nd(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                   pad: IntOrTuple = 0, cover_all: bool = True,
+                   return_indices: bool = False) -> Any:
+    """Maximum over windows of ``ksize`` cells sliding over every spatial axis of ``x``.
+
+    Output size per axis: ``(d + 2p - k) // s + 1``, or with ``cover_all``
+    ``(d + 2p - k + s - 1) // s + 1`` so that every input cell lies in some window (the
+    extra cells are padding). Padding never wins the maximum (it is ``-inf``). The gradient
+    flows to the first maximum of each window.
+
+    Args:
+        x: Variable or float array of shape ``(N, C, d_1, ..., d_n)``, ``n >= 1``.
+        ksize: Window size: an int (same on every axis) or a tuple of ``n`` ints.
+        stride: Step between windows; ``None`` means ``ksize``.
+        pad: Padding on both sides of every spatial axis; each must be smaller than ``ksize``.
+        cover_all: Add windows so that every input cell is pooled (Chainer's default).
+        return_indices: Also return the in-window index of each maximum, an integer array of
+            the output's shape holding the flat (C-order) index in the ``ksize`` window; this
+            is what :func:`~chainlet.functions.upsampling_2d` takes.
+
+    Returns:
+        Variable of shape ``(N, C, o_1, ..., o_n)`` and dtype of ``x``; with
+        ``return_indices``, the tuple ``(y, indexes)``.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 16)
+        >>> F.max_pooling_nd(x, 4).array
+        array([[[ 3.,  7., 11., 15.]]], dtype=float32)
+    """
+    return _max_pooling('max_pooling_nd', None, x, ksize, stride, pad, cover_all,
+                        return_indices)
+
+
+def max_pooling_1d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                   pad: IntOrTuple = 0, cover_all: bool = True,
+                   return_indices: bool = False) -> Any:
+    """Max pooling over the last axis of ``x`` of shape ``(N, C, L)``.
+
+    See :func:`max_pooling_nd` for the arguments.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> x = np.array([[[1.0, 5.0, 2.0, 0.0, 3.0]]], np.float32)
+        >>> F.max_pooling_1d(x, 2).array
+        array([[[5., 2., 3.]]], dtype=float32)
+    """
+    return _max_pooling('max_pooling_1d', 1, x, ksize, stride, pad, cover_all, return_indices)
+
+
+def max_pooling_2d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                   pad: IntOrTuple = 0, cover_all: bool = True,
+                   return_indices: bool = False) -> Any:
+    """Spatial max pooling of images ``x`` of shape ``(N, C, H, W)``.
+
+    ``y[n, c, i, j]`` is the maximum of ``x[n, c]`` over the ``kh x kw`` window starting at
+    ``(i * sy - ph, j * sx - pw)``. Output height ``(H + 2ph - kh) // sy + 1`` (plus the
+    partial windows ``cover_all`` adds), likewise for the width. A window that tiles the image
+    exactly (e.g. 2x2, stride 2, even sizes) needs no padded copy. See
+    :func:`max_pooling_nd` for the arguments.
+
+    Returns:
+        Variable of shape ``(N, C, out_h, out_w)``; with ``return_indices``, also the
+        in-window index ``ky * kw + kx`` of each maximum.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+        >>> y, idx = F.max_pooling_2d(x, 2, return_indices=True)
+        >>> y.array
+        array([[[[ 5.,  7.],
+                 [13., 15.]]]], dtype=float32)
+        >>> idx
+        array([[[[3, 3],
+                 [3, 3]]]])
+    """
+    return _max_pooling('max_pooling_2d', 2, x, ksize, stride, pad, cover_all, return_indices)
+
+
+def max_pooling_3d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                   pad: IntOrTuple = 0, cover_all: bool = True,
+                   return_indices: bool = False) -> Any:
+    """Max pooling of volumes ``x`` of shape ``(N, C, D, H, W)``.
+
+    See :func:`max_pooling_nd` for the arguments.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> x = np.arange(8, dtype=np.float32).reshape(1, 1, 2, 2, 2)
+        >>> F.max_pooling_3d(x, 2).array
+        array([[[[[7.]]]]], dtype=float32)
+    """
+    return _max_pooling('max_pooling_3d', 3, x, ksize, stride, pad, cover_all, return_indices)
+
+
+__all__ = ['MaxPoolingND', 'max_pooling_1d', 'max_pooling_2d', 'max_pooling_3d',
+           'max_pooling_nd']

@@ -1,0 +1,333 @@
+import numpy as np
+import pytest
+
+import chainlet
+import chainlet.functions as F
+from chainlet import FunctionNode, Variable
+
+
+def v(*values, dtype=np.float64):
+    return Variable(np.array(values, dtype))
+
+
+def test_diamond_graph_accumulates_once():
+    x = v(0.3, -0.7)
+    a = F.tanh(x)
+    b = a * a
+    c = F.exp(a)
+    y = F.sum(b + c)
+    y.backward()
+    t = np.tanh(x.array)
+    expected = (2 * t + np.exp(t)) * (1 - t ** 2)
+    np.testing.assert_allclose(x.grad, expected)
+
+
+def test_each_backward_runs_once_after_all_output_grads(monkeypatch):
+    calls = []
+
+    class Tracked(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 1.0,
+
+        def backward(self, indexes, grad_outputs):
+            calls.append(grad_outputs[0].array.copy())
+            return grad_outputs[0],
+    x = v(1.0)
+    h = Tracked().apply((x,))[0]
+    y = h * 2.0 + h * 3.0 + F.tanh(h * 0.0)
+    y.backward()
+    assert len(calls) == 1
+    np.testing.assert_allclose(calls[0], [5.0])
+
+
+def test_rank_order_with_tie_break_is_deterministic():
+    order = []
+
+    class Named(FunctionNode):
+        def __init__(self, name):
+            self.name = name
+
+        def forward(self, inputs):
+            return inputs[0] * 1.0,
+
+        def backward(self, indexes, grad_outputs):
+            order.append(self.name)
+            return grad_outputs[0],
+    x = v(1.0)
+    a = Named('a').apply((x,))[0]
+    b = Named('b').apply((x,))[0]
+    y = Named('top').apply((a + b,))[0]
+    for _ in range(2):
+        order.clear()
+        x.cleargrad()
+        y.backward()
+        assert order[0] == 'top' and sorted(order[1:]) == ['a', 'b']
+        first = list(order)
+    order.clear()
+    y.backward()
+    assert order == first
+
+
+def test_leaf_grad_accumulates_until_cleargrad():
+    x = v(2.0)
+    y = x * x
+    y.backward()
+    y.backward()
+    np.testing.assert_allclose(x.grad, [8.0])
+    x.cleargrad()
+    y.backward()
+    np.testing.assert_allclose(x.grad, [4.0])
+
+
+def test_intermediate_grads_freed_unless_retained():
+    x = v(1.0, 2.0)
+    h = F.tanh(x)
+    y = F.sum(h * 2.0)
+    y.backward()
+    assert h.grad is None
+    y.backward(retain_grad=True)
+    np.testing.assert_allclose(h.grad, [2.0, 2.0])
+    assert y.grad is not None  # the output keeps its initial gradient
+
+
+def test_size_one_output_gets_ones_and_large_output_needs_grad():
+    x = v(1.0, 2.0)
+    y = x * 3.0
+    called = []
+
+    class Spy(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 1.0,
+
+        def backward(self, indexes, grad_outputs):
+            called.append(1)
+            return grad_outputs[0],
+    z = Spy().apply((y,))[0]
+    with pytest.raises(ValueError, match=r'backward: the output has shape \(2,\); set its .grad'):
+        z.backward()
+    assert called == []
+    z.grad = np.ones(2)
+    z.backward()
+    np.testing.assert_allclose(x.grad, [3.0, 3.0])
+    s = v(5.0)
+    (s * 2.0).backward()
+    np.testing.assert_allclose(s.grad, [2.0])
+
+
+def test_only_requested_input_gradients_are_computed():
+    seen = []
+
+    class Two(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * inputs[1],
+
+        def backward(self, indexes, grad_outputs):
+            seen.append(indexes)
+            return tuple(grad_outputs[0] for _ in indexes)
+    x = v(1.0)
+    c = Variable(np.array([2.0]), requires_grad=False)
+    Two().apply((x, c))[0].backward()
+    assert seen == [(0,)]
+    seen.clear()
+    w = v(3.0)
+    y = Two().apply((x, w))[0]
+    chainlet.grad([y], [x])
+    assert seen == [(0,)]
+
+
+def test_wrong_gradients_are_reported_with_the_node_name():
+    class WrongShape(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 1.0,
+
+        def backward(self, indexes, grad_outputs):
+            return Variable(np.zeros(3)),
+
+    class WrongDtype(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 1.0,
+
+        def backward(self, indexes, grad_outputs):
+            return Variable(np.zeros(1, np.float32)),
+
+    class WrongCount(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 1.0,
+
+        def backward(self, indexes, grad_outputs):
+            return grad_outputs[0], grad_outputs[0]
+
+    class WrongType(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 1.0,
+
+        def backward(self, indexes, grad_outputs):
+            return [1.0],
+    with pytest.raises(ValueError, match=r'WrongShape.backward: gradient of input 0 has shape '
+                                         r'\(3,\), expected \(1,\)'):
+        WrongShape().apply((v(1.0),))[0].backward()
+    with pytest.raises(TypeError, match='WrongDtype.backward: gradient of input 0 has dtype '
+                                        'float32, expected float64'):
+        WrongDtype().apply((v(1.0),))[0].backward()
+    with pytest.raises(ValueError, match=r'WrongCount.backward returned 2 gradients; expected 1'):
+        WrongCount().apply((v(1.0),))[0].backward()
+    with pytest.raises(TypeError, match='WrongType.backward: gradient of input 0 must be a '
+                                        'Variable, an ndarray or None, got list'):
+        WrongType().apply((v(1.0),))[0].backward()
+
+
+def test_backward_may_return_arrays_but_then_is_not_differentiable():
+    class ArrayGrad(FunctionNode):
+        def forward(self, inputs):
+            self.retain_inputs((0,))
+            return inputs[0] ** 2,
+
+        def backward(self, indexes, grad_outputs):
+            x, = self.get_retained_inputs()
+            return 2 * x.array * grad_outputs[0].array,
+    x = v(3.0)
+    y = ArrayGrad().apply((x,))[0]
+    gx, = chainlet.grad([y], [x])
+    np.testing.assert_allclose(gx.array, [6.0])
+    y = ArrayGrad().apply((x,))[0]
+    gx, = chainlet.grad([y], [x], enable_double_backprop=True)
+    with pytest.raises(RuntimeError, match='ArrayGrad: its backward is not differentiable'):
+        chainlet.grad([gx], [x])
+
+
+def test_deep_chain_of_one_million_nodes_is_iterative():
+    x = Variable(np.array([1.0], np.float32))
+    y = x
+    c = np.float32(1.0)
+    for _ in range(1_000_000):
+        y = y * c
+    y.backward()
+    np.testing.assert_array_equal(x.grad, [1.0])
+    del y
+
+
+def test_leaf_grads_are_not_aliased():
+    x, y = v(1.0, 2.0), v(3.0, 4.0)
+    (x + y).sum().backward()
+    assert x.grad is not y.grad
+    x.grad += 1
+    np.testing.assert_array_equal(y.grad, [1.0, 1.0])
+
+
+def test_loss_scale():
+    x = v(2.0)
+    (x * 3.0).backward(loss_scale=4.0)
+    np.testing.assert_allclose(x.grad, [12.0])
+
+
+def test_backward_on_leaf_is_a_no_op():
+    x = v(1.0)
+    x.backward()
+    assert x.grad is None
+
+
+# -- chainlet.grad --
+
+def test_grad_basic_and_does_not_touch_grad():
+    x = v(1.0, 2.0)
+    w = v(3.0, 4.0)
+    y = F.sum(x * w)
+    gx, gw = chainlet.grad([y], [x, w])
+    np.testing.assert_allclose(gx.array, [3.0, 4.0])
+    np.testing.assert_allclose(gw.array, [1.0, 2.0])
+    assert x.grad is None and w.grad is None
+
+
+def test_grad_unreachable_and_no_grad_inputs_give_none():
+    x, z = v(1.0), v(5.0)
+    c = Variable(np.array([2.0]), requires_grad=False)
+    y = x * c
+    gx, gz, gc = chainlet.grad([y], [x, z, c])
+    assert gz is None and gc is None
+    np.testing.assert_allclose(gx.array, [2.0])
+
+
+def test_grad_of_intermediate_input():
+    x = v(0.5)
+    h = F.tanh(x)
+    y = h * 3.0
+    gh, = chainlet.grad([y], [h])
+    np.testing.assert_allclose(gh.array, [3.0])
+
+
+def test_grad_outputs_and_grad_inputs_and_set_grad():
+    x = v(1.0, 2.0)
+    y = x * 2.0
+    gx, = chainlet.grad([y], [x], grad_outputs=[np.array([1.0, 10.0])],
+                        grad_inputs=[np.array([100.0, 100.0])], set_grad=True)
+    np.testing.assert_allclose(gx.array, [102.0, 120.0])
+    assert x.grad_var is gx
+
+
+def test_grad_output_that_is_an_input():
+    x = v(3.0)
+    gx, = chainlet.grad([x], [x])
+    np.testing.assert_allclose(gx.array, [1.0])
+
+
+def test_grad_retain_grad():
+    x = v(1.0)
+    h = x * 2.0
+    y = h * 3.0
+    chainlet.grad([y], [x], retain_grad=True)
+    np.testing.assert_allclose(h.grad, [3.0])
+
+
+def test_grad_validates_arguments():
+    x = v(1.0, 2.0)
+    y = x * 2.0
+    with pytest.raises(TypeError, match=r'grad: outputs\[0\] must be a Variable, got ndarray'):
+        chainlet.grad([np.ones(1)], [x])
+    with pytest.raises(TypeError, match='grad: inputs must be a Variable or a list/tuple'):
+        chainlet.grad([y], 'x')
+    with pytest.raises(ValueError, match='grad: grad_outputs has 2 entries but outputs has 1'):
+        chainlet.grad([y], [x], grad_outputs=[np.ones(2), np.ones(2)])
+    with pytest.raises(ValueError, match=r'grad: grad_outputs\[0\] has shape \(3,\), expected '
+                                         r'\(2,\)'):
+        chainlet.grad([y], [x], grad_outputs=[np.ones(3)])
+    with pytest.raises(TypeError, match=r'grad: grad_inputs\[0\] has dtype float32'):
+        chainlet.grad([y], [x], grad_outputs=[np.ones(2)], grad_inputs=[np.ones(2, np.float32)])
+    with pytest.raises(ValueError, match=r'grad: the output has shape \(2,\)'):
+        chainlet.grad([y], [x])
+
+
+def test_grad_of_a_gradient_without_double_backprop_names_the_flag():
+    x = v(2.0)
+    gx, = chainlet.grad([x ** 3], [x])
+    with pytest.raises(RuntimeError, match='enable_double_backprop=True'):
+        chainlet.grad([gx], [x])
+
+
+def test_higher_order_derivatives():
+    x = v(2.0)
+    y = x ** 4
+    g1, = chainlet.grad([y], [x], enable_double_backprop=True)
+    g2, = chainlet.grad([g1], [x], enable_double_backprop=True)
+    g3, = chainlet.grad([g2], [x], enable_double_backprop=True)
+    g4, = chainlet.grad([g3], [x])
+    np.testing.assert_allclose([g1.item(), g2.item(), g3.item(), g4.item()], [32, 48, 48, 24])
+
+
+def test_double_backprop_through_backward():
+    x = v(0.5, -0.3)
+    y = F.sum(F.tanh(x) ** 3)
+    y.backward(enable_double_backprop=True)
+    gx = x.grad_var
+    assert gx.creator is not None
+    x.cleargrad()
+    F.sum(gx).backward()
+    t = np.tanh(x.array)
+    d = 1 - t ** 2
+    np.testing.assert_allclose(x.grad, 6 * t * d * d - 6 * t ** 3 * d, rtol=1e-10)
+
+
+def test_gradients_without_double_backprop_carry_no_graph():
+    x = v(0.5)
+    y = F.tanh(x) * x
+    gx, = chainlet.grad([y], [x])
+    assert gx.creator is None

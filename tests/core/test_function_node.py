@@ -1,0 +1,237 @@
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import chainlet
+import chainlet.functions as F
+from chainlet import FunctionNode, Variable
+from chainlet.function_hooks import FunctionHook
+
+
+class Square(FunctionNode):
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return inputs[0] * inputs[0],
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return 2.0 * x * grad_outputs[0],
+
+
+class ExpNode(FunctionNode):
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        return np.exp(inputs[0]),
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.get_retained_outputs()
+        return y * grad_outputs[0],
+
+
+def test_apply_links_graph():
+    x = Variable(np.array([3.0]))
+    f = Square()
+    y, = f.apply((x,))
+    assert y.creator is f and f.inputs == (x.node,)
+    assert f.outputs[0]() is y.node
+    assert f.rank == 0 and y.rank == 1
+    assert f.label == 'Square'
+    y2, = Square().apply((y,))
+    assert y2.rank == 2 and y2.creator.rank == 1
+
+
+def test_apply_twice_raises():
+    f = Square()
+    f.apply((np.ones(1),))
+    with pytest.raises(RuntimeError, match='Square: a FunctionNode instance can be applied only '
+                                           'once'):
+        f.apply((np.ones(1),))
+
+
+def test_outputs_are_weak_and_nothing_retained_by_default():
+    x = Variable(np.ones(3))
+    f = F.math.basic_math.AddConstant(1.0)
+    y, = f.apply((x,))
+    ref = weakref.ref(y.node)
+    assert f.get_retained_inputs() == () and f.get_retained_outputs() == ()
+    assert x.node.data is None
+    del y
+    gc.collect()
+    assert ref() is None
+
+
+def test_retained_input_on_node_and_rebuilt_variable():
+    x = Variable(np.array([3.0]))
+    f = Square()
+    f.apply((x,))
+    assert x.node.data is x.array
+    xv, = f.get_retained_inputs()
+    assert xv is x
+
+
+def test_retained_output_survives_dropping_the_variable():
+    x = Variable(np.array([0.0, 1.0]))
+    f = ExpNode()
+    y, = f.apply((x,))
+    data = y.array
+    del y
+    gc.collect()
+    yv, = f.get_retained_outputs()
+    assert yv.array is data
+    assert yv.creator is f
+    # The rebuilt output is part of the graph: differentiate through it.
+    gx, = chainlet.grad([F.sum(yv)], [x])
+    np.testing.assert_allclose(gx.array, np.exp([0.0, 1.0]))
+
+
+def test_nothing_retained_in_no_backprop_mode():
+    x = Variable(np.array([1.0]))
+    f = Square()
+    with chainlet.no_backprop_mode():
+        y, = f.apply((x,))
+    assert y.creator is None and f.inputs is None
+    assert x.node.data is None and f.get_retained_inputs() == ()
+    assert y.requires_grad  # follows the inputs, as in Chainer
+
+
+def test_no_graph_when_no_input_requires_grad():
+    y = F.tanh(np.ones(2))
+    assert y.creator is None and not y.requires_grad
+
+
+def test_forward_cpu_dispatch():
+    class Twice(FunctionNode):
+        def forward_cpu(self, inputs):
+            return inputs[0] * 2,
+
+        def backward(self, indexes, grad_outputs):
+            return grad_outputs[0] * 2.0,
+    y, = Twice().apply((np.array([1.0]),))
+    np.testing.assert_array_equal(y.array, [2.0])
+
+
+def test_forward_must_return_tuple_of_arrays():
+    class Bad(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0]
+
+    class Bad2(FunctionNode):
+        def forward(self, inputs):
+            return [1.0],
+    with pytest.raises(TypeError, match='Bad.forward must return a tuple of arrays, got '
+                                        'ndarray'):
+        Bad().apply((np.ones(1),))
+    with pytest.raises(TypeError, match='Bad2.forward: output 0 must be an ndarray, got list'):
+        Bad2().apply((np.ones(1),))
+
+
+def test_numpy_scalar_outputs_become_0d_arrays():
+    class ScalarOut(FunctionNode):
+        def forward(self, inputs):
+            return np.float32(2.0),
+    y, = ScalarOut().apply((np.ones(1, np.float32),))
+    assert type(y.array) is np.ndarray and y.array.shape == () and y.dtype == np.float32
+
+
+def test_check_type_forward_called_and_skippable():
+    calls = []
+
+    class Checked(FunctionNode):
+        def check_type_forward(self, in_data):
+            calls.append(len(in_data))
+
+        def forward(self, inputs):
+            return inputs[0],
+    Checked().apply((np.ones(1),))
+    with chainlet.using_config('type_check', False):
+        Checked().apply((np.ones(1),))
+    assert calls == [1]
+    with chainlet.using_config('type_check', False):
+        F.tanh(np.ones(1, np.int32) * 0.5)  # float: fine either way
+
+
+class Recorder(FunctionHook):
+    name = 'Recorder'
+
+    def __init__(self):
+        self.events = []
+
+    def forward_preprocess(self, function, in_data):
+        self.events.append(('fpre', function.label))
+
+    def forward_postprocess(self, function, in_data):
+        self.events.append(('fpost', function.label))
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.events.append(('bpre', function.label))
+
+    def backward_postprocess(self, function, in_data, out_grad):
+        self.events.append(('bpost', function.label))
+
+
+def test_global_hook_sees_forward_and_backward():
+    x = Variable(np.array([0.5]))
+    with Recorder() as hook:
+        y = F.tanh(x)
+        y.backward()
+    assert hook.events == [('fpre', 'Tanh'), ('fpost', 'Tanh'), ('bpre', 'Tanh'),
+                           ('fpre', 'TanhGrad'), ('fpost', 'TanhGrad'), ('bpost', 'Tanh')]
+    F.tanh(x)
+    assert len(hook.events) == 6  # unregistered on exit
+
+
+def test_hook_names_unique_per_thread():
+    with Recorder():
+        with pytest.raises(KeyError, match='already registered'):
+            with Recorder():
+                pass
+
+
+def test_local_hook():
+    x = Variable(np.array([0.5]))
+    y = F.tanh(x)
+    hook = Recorder()
+    y.creator.add_hook(hook)
+    assert 'Recorder' in y.creator.local_function_hooks
+    y.backward()
+    assert [e for e in hook.events if e[1] == 'Tanh'] == [('bpre', 'Tanh'), ('bpost', 'Tanh')]
+    y.creator.delete_hook('Recorder')
+    with pytest.raises(KeyError):
+        y.creator.delete_hook('Recorder')
+
+
+def test_stack_only_in_debug_mode():
+    y = F.tanh(Variable(np.ones(1)))
+    assert y.creator.stack is None
+    with chainlet.using_config('debug', True):
+        y = F.tanh(Variable(np.ones(1)))
+    assert any('test_stack_only_in_debug_mode' in frame.name for frame in y.creator.stack)
+
+
+def test_function_unchain():
+    x = Variable(np.ones(2))
+    y = F.tanh(x)
+    f = y.creator
+    f.unchain()
+    assert y.creator is None and f.inputs is None
+
+
+def test_backward_accumulate_override_is_used():
+    class AccumulatingScale(FunctionNode):
+        used = []
+
+        def forward(self, inputs):
+            return inputs[0] * 3,
+
+        def backward_accumulate(self, indexes, grad_outputs, grad_inputs):
+            self.used.append(grad_inputs[0] is not None)
+            g = grad_outputs[0] * 3.0
+            return (g if grad_inputs[0] is None else g + grad_inputs[0]),
+    x = Variable(np.array([1.0]))
+    h = x * 1.0
+    y = AccumulatingScale().apply((h,))[0] + h * 2.0
+    y.backward()
+    np.testing.assert_array_equal(x.grad, [5.0])
+    assert AccumulatingScale.used == [True]

@@ -1,0 +1,153 @@
+import numpy as np
+import pytest
+
+import chainlet
+import chainlet.functions as F
+from chainlet import FunctionNode, Variable, gradient_check
+from chainlet.testing import FunctionTestCase
+
+
+class WrongTanh(FunctionNode):
+    """tanh whose backward forgets the square: 1 - y instead of 1 - y**2."""
+
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        return np.tanh(inputs[0]),
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.get_retained_outputs()
+        return grad_outputs[0] * (1.0 - y),
+
+
+class WrongSecondOrder(FunctionNode):
+    """x**3 whose backward is right at first order but built from a constant (wrong 2nd order)."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return inputs[0] ** 3,
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return grad_outputs[0] * (3.0 * x.array ** 2),
+
+
+def _data(shape=(3, 4), seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape)
+
+
+def test_check_backward_passes_on_correct_backward():
+    x, gy = _data()
+    gradient_check.check_backward(F.tanh, x, gy)
+    gradient_check.check_backward(lambda a, b: a * b, (x, x + 2), gy)
+
+
+def test_check_backward_fails_on_wrong_backward():
+    x, gy = _data()
+    with pytest.raises(AssertionError, match='gradients differ from numerical ones'):
+        gradient_check.check_backward(lambda a: WrongTanh().apply((a,))[0], x, gy)
+
+
+def test_check_double_backward_passes_and_fails():
+    x, gy = _data()
+    ggx = np.random.default_rng(1).uniform(-1, 1, x.shape)
+    gradient_check.check_double_backward(F.tanh, x, gy, ggx)
+    with pytest.raises((AssertionError, RuntimeError)):
+        gradient_check.check_double_backward(
+            lambda a: WrongSecondOrder().apply((a,))[0], x, gy, ggx)
+
+
+def test_check_backward_with_params_and_no_grads():
+    x, gy = _data((2, 3))
+    w = Variable(np.random.default_rng(2).uniform(-1, 1, (3, 4)))
+    gy = np.random.default_rng(3).uniform(-1, 1, (2, 4))
+    gradient_check.check_backward(lambda a: a @ w, x, gy, params=[w])
+    idx = np.array([0, 2])
+    gradient_check.check_backward(lambda a, i: a[:, i.array], (x, idx), gy[:, :2])
+
+
+def test_check_backward_size_one_output_without_y_grad():
+    gradient_check.check_backward(lambda a: F.sum(a * a), np.array([1.0, 2.0]), None)
+
+
+def test_check_backward_argument_errors():
+    with pytest.raises(ValueError, match=r'y_grad\[0\] has shape \(2,\), output 0 has shape '
+                                         r'\(3,\)'):
+        gradient_check.check_backward(F.tanh, np.zeros(3), np.zeros(2))
+    with pytest.raises(ValueError, match='y_grad is None but an output has shape'):
+        gradient_check.check_backward(F.tanh, np.zeros(3), None)
+    with pytest.raises(TypeError, match='the function must return Variables'):
+        gradient_check.check_backward(lambda a: a.array, np.zeros(3), np.zeros(3))
+
+
+def test_numerical_grad_matches_analytic():
+    x = np.array([0.3, -0.5])
+    gy = np.array([1.0, 2.0])
+    gx, = gradient_check.numerical_grad(lambda: (np.tanh(x),), (x,), (gy,))
+    np.testing.assert_allclose(gx, gy * (1 - np.tanh(x) ** 2), rtol=1e-5)
+
+
+def test_detect_nondifferentiable():
+    x = np.array([0.0, 1.0])
+    with pytest.raises(gradient_check.NondifferentiableError, match='element'):
+        gradient_check.numerical_grad(lambda: (np.abs(x),), (x,), (np.ones(2),),
+                                      detect_nondifferentiable=True)
+    y = np.array([0.5, 1.0])
+    gradient_check.numerical_grad(lambda: (y ** 2,), (y,), (np.ones(2),),
+                                  detect_nondifferentiable=True)
+    with pytest.raises(gradient_check.NondifferentiableError):
+        gradient_check.check_backward(F.absolute, np.array([0.0]), np.array([1.0]),
+                                      detect_nondifferentiable=True)
+
+
+class _InPlace(FunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        x *= 2  # the bug under test: modifies its input
+        return x.copy(),
+
+
+class TestHarnessCatchesInputModification(FunctionTestCase):
+    dtypes = (np.float64,)
+    test_noncontiguous = False
+    skip_backward_test = True
+    skip_double_backward_test = True
+
+    def generate_inputs(self):
+        return np.ones(3),
+
+    def forward(self, inputs, device):
+        return _InPlace().apply(inputs)
+
+    def forward_expected(self, inputs):
+        return inputs[0] * 2,
+
+    def test_forward(self):  # replaces the generated test: the failure is what we expect
+        with pytest.raises(AssertionError, match='forward modified its input 0 in place'):
+            self._run_forward({}, np.dtype(np.float64), True)
+
+
+class TestHarnessCatchesWrongBackward(FunctionTestCase):
+    dtypes = (np.float64,)
+    test_noncontiguous = False
+    skip_double_backward_test = True
+
+    def generate_inputs(self):
+        return np.random.uniform(-1, 1, (3,)),
+
+    def forward(self, inputs, device):
+        return WrongTanh().apply(inputs)
+
+    def forward_expected(self, inputs):
+        return np.tanh(inputs[0]),
+
+    def test_backward(self):
+        with pytest.raises(AssertionError, match='gradients differ'):
+            self._run_backward({}, np.dtype(np.float64), True)
+
+
+def test_chainlet_grad_used_in_check_is_side_effect_free():
+    x = Variable(np.ones(2))
+    y = chainlet.functions.sum(x * x)
+    gradient_check.check_backward(lambda a: a * a, np.ones(2), np.ones(2))
+    assert x.grad is None and y.grad is None

@@ -1,0 +1,222 @@
+import numpy as np
+import pytest
+
+import chainlet
+import chainlet.functions as F
+from chainlet import Variable
+
+
+def f32(*values):
+    return np.array(values, np.float32)
+
+
+@pytest.mark.parametrize('bad,name', [([1.0, 2.0], 'list'), (1.0, 'float'), (3, 'int'),
+                                      (np.float64(1), 'float64'), ('a', 'str'), ((1,), 'tuple')])
+def test_constructor_rejects_non_arrays(bad, name):
+    with pytest.raises(TypeError, match=f'Variable: expected a numpy or cupy ndarray or None, '
+                                        f'got {name}'):
+        Variable(bad)
+
+
+def test_constructor_and_properties():
+    x = Variable(np.zeros((2, 3), np.float32), name='x')
+    assert x.shape == (2, 3) and x.ndim == 2 and x.size == 6 and len(x) == 2
+    assert x.dtype == np.float32 and x.xp is np and x.device == '@numpy'
+    assert x.array is x.data
+    assert x.name == 'x' and x.node.name == 'x'
+    assert x.creator is None and x.rank == 0 and x.requires_grad
+    assert x.label == '(2, 3), float32'
+    assert Variable().array is None
+    assert Variable(np.zeros(1), requires_grad=False).requires_grad is False
+    with pytest.raises(TypeError, match='len'):
+        len(Variable(np.zeros((), np.float32)))
+
+
+def test_data_setter_updates_node():
+    x = Variable(np.zeros(2))
+    x.array = np.zeros((3, 4), np.float32)
+    assert x.node.shape == (3, 4) and x.node.dtype == np.float32
+    with pytest.raises(TypeError, match='Variable.array'):
+        x.array = [1]
+
+
+def test_grad_setter_validates():
+    x = Variable(f32(1, 2))
+    x.grad = f32(3, 4)
+    np.testing.assert_array_equal(x.grad, [3, 4])
+    assert isinstance(x.grad_var, Variable)
+    with pytest.raises(ValueError, match=r'expected shape \(2,\).*got \(3,\)'):
+        x.grad = f32(1, 2, 3)
+    with pytest.raises(TypeError, match='expected dtype float32.*got float64'):
+        x.grad = np.zeros(2)
+    with pytest.raises(TypeError):
+        x.grad = [1.0, 2.0]
+    x.cleargrad()
+    assert x.grad is None
+    x.zerograd()
+    np.testing.assert_array_equal(x.grad, [0, 0])
+
+
+@pytest.mark.parametrize('op,ref', [
+    (lambda a, b: a + b, np.add), (lambda a, b: a - b, np.subtract),
+    (lambda a, b: a * b, np.multiply), (lambda a, b: a / b, np.divide),
+    (lambda a, b: a ** b, np.power)])
+def test_binary_operators_broadcast_and_reflect(op, ref):
+    a = np.random.uniform(0.5, 1.5, (3, 1)).astype(np.float32)
+    b = np.random.uniform(0.5, 1.5, (4,)).astype(np.float32)
+    expected = ref(a, b)
+    for lhs, rhs in [(Variable(a), Variable(b)), (Variable(a), b), (a, Variable(b))]:
+        y = op(lhs, rhs)
+        assert isinstance(y, Variable)
+        assert y.dtype == np.float32
+        np.testing.assert_allclose(y.array, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize('op', [
+    lambda x: x * 2.0, lambda x: 2.0 * x, lambda x: x + np.float64(1), lambda x: np.float64(1) + x,
+    lambda x: x / 10, lambda x: 10 / x, lambda x: x - 1, lambda x: 1 - x, lambda x: x ** 2,
+    lambda x: 2 ** x, lambda x: x ** np.float64(0.5), lambda x: -x, lambda x: abs(x),
+    lambda x: x * np.int64(3), lambda x: x @ x])
+@pytest.mark.parametrize('dtype', [np.float16, np.float32])
+def test_scalars_never_promote(op, dtype):
+    x = Variable(np.array([1.5, 2.0], dtype))
+    assert op(x).dtype == dtype
+
+
+def test_operator_values():
+    x = Variable(f32(1, 2, 4))
+    np.testing.assert_allclose((10 / x).array, [10, 5, 2.5])
+    np.testing.assert_allclose((1 - x).array, [0, -1, -3])
+    np.testing.assert_allclose((2 ** x).array, [2, 4, 16])
+    np.testing.assert_allclose((x ** 0.5).array, [1, 2 ** 0.5, 2], rtol=1e-6)
+    np.testing.assert_allclose((-x).array, [-1, -2, -4])
+    np.testing.assert_allclose(abs(Variable(f32(-1, 2))).array, [1, 2])
+    assert (+x) is x
+
+
+def test_binary_dtype_mismatch_is_a_clear_error():
+    with pytest.raises(TypeError, match='add: argument rhs: expected dtype float32 '
+                                        r'\(the dtype of lhs\), got float64'):
+        Variable(f32(1)) + np.ones(1)
+
+
+def test_broadcast_error_names_shapes():
+    with pytest.raises(TypeError, match=r'mul: arguments cannot be broadcast together: '
+                                        r'lhs \(2,\), rhs \(3,\)'):
+        Variable(f32(1, 2)) * f32(1, 2, 3)
+
+
+def test_unsupported_operand():
+    with pytest.raises(TypeError, match='add: unsupported operand of type str'):
+        Variable(f32(1)) + 'a'
+
+
+def test_zero_dim_outputs_are_arrays():
+    x = Variable(np.array(2.0, np.float32))
+    for y in [x * 2.0, x + x, F.tanh(x), F.exp(x), x.sum(), Variable(f32(1, 2)).sum(),
+              Variable(f32(1, 2))[0]]:
+        assert type(y.array) is np.ndarray
+        assert y.array.ndim == 0
+
+
+def test_comparisons_return_arrays():
+    x = Variable(f32(1, 2, 3))
+    np.testing.assert_array_equal(x > 1.5, [False, True, True])
+    np.testing.assert_array_equal(x <= Variable(f32(1, 1, 1)), [True, False, False])
+    np.testing.assert_array_equal(x == 2, [False, True, False])
+    np.testing.assert_array_equal(x != 2, [True, False, True])
+    np.testing.assert_array_equal(x >= 2, [False, True, True])
+    np.testing.assert_array_equal(x < 2, [True, False, False])
+
+
+def test_variables_are_hashable_by_identity():
+    a, b = Variable(f32(1)), Variable(f32(1))
+    assert len({a, b}) == 2
+    assert {a: 1}[a] == 1
+
+
+def test_getitem_basic_and_advanced_with_accumulation():
+    x = Variable(np.arange(12, dtype=np.float32).reshape(3, 4))
+    y = x[1:, ::2]
+    np.testing.assert_array_equal(y.array, [[4, 6], [8, 10]])
+    z = x[[0, 0, 2], [1, 1, 3]]
+    (y.sum() + z.sum()).backward()
+    expected = np.zeros((3, 4), np.float32)
+    expected[1:, ::2] += 1
+    expected[0, 1] += 2
+    expected[2, 3] += 1
+    np.testing.assert_array_equal(x.grad, expected)
+    x.cleargrad()
+    x[x.array > 5].sum().backward()
+    np.testing.assert_array_equal(x.grad, (x.array > 5).astype(np.float32))
+
+
+def test_shortcuts():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = Variable(a)
+    np.testing.assert_array_equal(x.T.array, a.T)
+    np.testing.assert_array_equal(x.reshape(3, 2).array, a.reshape(3, 2))
+    np.testing.assert_array_equal(x.reshape((6,)).array, a.reshape(6))
+    np.testing.assert_array_equal(x.transpose(1, 0).array, a.T)
+    np.testing.assert_array_equal(x.transpose().array, a.T)
+    np.testing.assert_array_equal(x.sum(axis=1).array, a.sum(axis=1))
+    np.testing.assert_allclose(x.mean(axis=0, keepdims=True).array, a.mean(0, keepdims=True))
+    assert x.sum().item() == 15.0
+
+
+def test_repr_and_str():
+    x = Variable(f32(1, 2))
+    assert repr(x) == 'variable([1., 2.], dtype=float32)'
+    assert str(x) == '[1. 2.]'
+    assert repr(Variable(np.array([1.0, 2.0]))) == 'variable([1., 2.])'
+    assert repr(Variable()) == 'variable(None)'
+
+
+def test_unchain_and_unchain_backward():
+    x = Variable(f32(1, 2))
+    h = F.tanh(x)
+    y = h * 2.0
+    h.unchain()
+    assert h.creator is None
+    y.sum().backward()
+    assert x.grad is None and h.grad is not None
+    z = F.exp(F.tanh(x))
+    w = z * 3.0
+    w.unchain_backward()
+    assert w.creator is None and z.creator is None
+
+
+def test_requires_grad_false_gets_no_grad():
+    x = Variable(f32(1, 2), requires_grad=False)
+    w = Variable(f32(3, 4))
+    (x * w).sum().backward()
+    assert x.grad is None
+    np.testing.assert_array_equal(w.grad, [1, 2])
+
+
+def test_to_device_cpu_is_noop_and_gpu_needs_cupy(monkeypatch):
+    import sys
+    x = Variable(f32(1, 2))
+    assert x.to_device('@numpy') is x and x.to_cpu() is x
+    monkeypatch.setitem(sys.modules, 'cupy', None)
+    with pytest.raises(RuntimeError, match='CuPy is not installed'):
+        x.to_device('@cupy:0')
+
+
+def test_copydata_and_addgrad():
+    x, y = Variable(f32(1, 2)), Variable(f32(5, 6))
+    x.copydata(y)
+    np.testing.assert_array_equal(x.array, [5, 6])
+    y.grad = f32(1, 1)
+    x.addgrad(y)
+    x.addgrad(y)
+    np.testing.assert_array_equal(x.grad, [2, 2])
+    np.testing.assert_array_equal(y.grad, [1, 1])
+
+
+def test_as_variable_and_as_array():
+    a = np.zeros(2)
+    v = chainlet.as_variable(a)
+    assert v.array is a and not v.requires_grad
+    assert chainlet.as_variable(v) is v
+    assert chainlet.as_array(v) is a and chainlet.as_array(a) is a
