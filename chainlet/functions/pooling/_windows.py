@@ -23,6 +23,7 @@ from typing import Any, Optional
 import numpy
 
 from chainlet import backend
+from chainlet import type_check
 from chainlet.function_node import FunctionNode
 
 
@@ -339,3 +340,34 @@ class WindowSum(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         return WindowSpread(self.geom).apply(grad_outputs)
+
+
+def unpooling_geometry(func: str, x: Any, ksize: Any, stride: Any, pad: Any, outsize: Any,
+                       cover_all: bool) -> Geometry:
+    """Geometry of the inverse of 2-D pooling: ``x``'s pixels are the windows of the output.
+
+    ``outsize`` defaults to the largest image whose pooling has ``x``'s spatial shape; a given
+    one must pool back to that shape.
+    """
+    ksize = as_tuple(func, 'ksize', ksize, 2, 1)
+    stride = ksize if stride is None else as_tuple(func, 'stride', stride, 2, 1)
+    pad = as_tuple(func, 'pad', pad, 2, 0)
+    shape = tuple(x.shape)
+    if len(shape) != 4:
+        raise type_check.fail(func, 'x', 'ndim 4', f'shape {shape}')
+    ins = shape[2:]
+    if outsize is None:
+        outsize = tuple(get_deconv_outsize(d, k, s, p, cover_all)
+                        for d, k, s, p in zip(ins, ksize, stride, pad))
+        if any(o < 1 for o in outsize):
+            raise ValueError(f'{func}: argument pad: padding {pad} leaves an empty output '
+                             f'(size {outsize}) for input spatial shape {ins}')
+    else:
+        outsize = as_tuple(func, 'outsize', outsize, 2, 1)
+        pooled = tuple(get_conv_outsize(o, k, s, p, cover_all)
+                       for o, k, s, p in zip(outsize, ksize, stride, pad))
+        if pooled != ins:
+            raise ValueError(f'{func}: argument outsize: expected a size that pools back to the '
+                             f'spatial shape of x {ins} (cover_all={cover_all}), got {outsize}, '
+                             f'which pools to {pooled}')
+    return Geometry(ksize, stride, pad, outsize, ins)

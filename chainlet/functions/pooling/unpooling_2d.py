@@ -1,0 +1,67 @@
+"""Inverse of 2-D pooling by repetition: every pixel fills its whole window."""
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+from chainlet import type_check
+from chainlet.functions.pooling import _windows
+from chainlet.variable import Variable
+
+IntOrTuple = Union[int, tuple]
+
+
+class Unpooling2D(_windows.WindowSpread):
+    """Copy each pixel to all cells of its ``ksize`` window; overlapping windows add up.
+
+    Its gradient sums every window (:class:`~chainlet.functions.pooling._windows.WindowSum`),
+    whose gradient is this spread again.
+    """
+
+    def __init__(self, geom: _windows.Geometry) -> None:
+        super().__init__(geom, 'Unpooling2D')
+
+    def check_type_forward(self, in_data):
+        type_check.count('unpooling_2d', in_data, 1)
+        type_check.argument('unpooling_2d', 'x', in_data[0], ndim=4, kind='f')
+
+
+def unpooling_2d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                 pad: IntOrTuple = 0, outsize: Optional[IntOrTuple] = None,
+                 cover_all: bool = True) -> Variable:
+    """Upsample images by copying each pixel over its pooling window (inverse of pooling).
+
+    Pixel ``(i, j)`` of ``x`` is written to the ``kh x kw`` window of the output starting at
+    ``(i * sy - ph, j * sx - pw)``; where windows overlap (``stride < ksize``) the copies add
+    up, and what lands in the padding is dropped.
+
+    Args:
+        x: Variable or float array of shape ``(N, C, H, W)``.
+        ksize: Window size, an int or a pair.
+        stride: Step between windows; ``None`` means ``ksize``.
+        pad: Padding cropped from both sides of the output.
+        outsize: Output ``(out_h, out_w)``; by default the largest size whose pooling with the
+            same parameters gives ``(H, W)``: ``sy * (H - 1) + kh - 2 * ph``, minus
+            ``sy - 1`` when ``cover_all``. A given size must pool back to ``(H, W)``.
+        cover_all: Pooling convention used to relate the sizes (as in
+            :func:`~chainlet.functions.max_pooling_2d`). With the default ``True``, a 2x2
+            window of stride 2 maps ``H`` to ``2H - 1``; pass ``cover_all=False`` or
+            ``outsize`` to get ``2H``.
+
+    Returns:
+        Variable of shape ``(N, C, out_h, out_w)``.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> x = np.array([[[[1.0, 2.0], [3.0, 4.0]]]], np.float32)
+        >>> F.unpooling_2d(x, 2, cover_all=False).array
+        array([[[[1., 1., 2., 2.],
+                 [1., 1., 2., 2.],
+                 [3., 3., 4., 4.],
+                 [3., 3., 4., 4.]]]], dtype=float32)
+    """
+    geom = _windows.unpooling_geometry('unpooling_2d', x, ksize, stride, pad, outsize,
+                                       cover_all)
+    return Unpooling2D(geom).apply((x,))[0]
+
+
+__all__ = ['Unpooling2D', 'unpooling_2d']
