@@ -1,0 +1,112 @@
+"""Project-level checks: README commands, CI script, package layering, examples run."""
+import ast
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PKG = ROOT / 'chainlet'
+CORE = {'_config', 'variable', 'parameter', 'function_node', '_backprop', 'backend',
+        'type_check'}
+
+
+def _readme_commands():
+    text = (ROOT / 'README.md').read_text(encoding='utf-8')
+    block = re.search(r'```[a-zA-Z]*\n(.*?)```', text, re.S).group(1)
+    return [l.strip() for l in block.splitlines() if l.strip() and not l.startswith('#')]
+
+
+def test_readme_opens_with_two_commands():
+    cmds = _readme_commands()
+    assert len(cmds) == 2
+    assert 'examples/' in cmds[0] and 'pytest' in cmds[1]
+    assert (ROOT / 'README.md').read_text().index('```') < 400  # it really opens with them
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / '.ci' / 'run').read_text()
+    assert 'lines[1]' in ci and 'bash -c "$cmd"' in ci
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text(encoding='utf-8'))
+    top_level, names = [], []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+            if node in tree.body:
+                top_level.append(node.module)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                names.append(alias.name)
+                if node in tree.body:
+                    top_level.append(alias.name)
+    return top_level, names
+
+
+def test_core_does_not_import_library_at_module_level():
+    for name in CORE:
+        path = PKG / f'{name}.py'
+        if not path.exists():
+            continue
+        top, _ = _imports(path)
+        bad = [m for m in top if m.startswith('chainlet.') and
+               m.split('.')[1] not in CORE]
+        assert not bad, f'{path.name} imports {bad} at module level'
+
+
+def test_functions_import_only_core_and_functions():
+    allowed = {f'chainlet.{c}' for c in CORE} | {'chainlet'}
+    for path in (PKG / 'functions').rglob('*.py'):
+        top, _ = _imports(path)
+        for m in top:
+            if m.startswith('chainlet'):
+                assert m in allowed or m.startswith('chainlet.functions'), \
+                    f'{path.relative_to(ROOT)} imports {m}'
+
+
+def test_nothing_below_keras_imports_keras():
+    for path in PKG.rglob('*.py'):
+        if 'keras' in path.relative_to(PKG).parts:
+            continue
+        _, names = _imports(path)
+        assert not [m for m in names if m.startswith('chainlet.keras')], path
+
+
+def test_keras_uses_no_private_chainlet_names():
+    keras = PKG / 'keras'
+    if not keras.exists():
+        pytest.skip('chainlet.keras does not exist yet')
+    for path in keras.rglob('*.py'):
+        _, names = _imports(path)
+        private = [m for m in names if m.startswith('chainlet.') and
+                   not m.startswith('chainlet.keras') and
+                   any(part.startswith('_') for part in m.split('.'))]
+        assert not private, f'{path.relative_to(ROOT)} imports {private}'
+
+
+def test_no_stubs_in_package():
+    for path in PKG.rglob('*.py'):
+        text = path.read_text(encoding='utf-8')
+        assert not re.search(r'\b(TODO|FIXME|XXX)\b', text), path
+
+
+def _run_example(*args, timeout=120):
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, check=True).stdout
+
+
+def test_example_custom_function_node():
+    out = _run_example('examples/custom_function_node.py')
+    assert 'check_double_backward: ok' in out
+
+
+def test_example_train_digits_smoke():
+    pytest.importorskip('sklearn')
+    out = _run_example('examples/train_digits.py', '--epochs', '3')
+    assert 'epoch   3' in out and 'final test accuracy' in out
+    acc = float(re.search(r'final test accuracy: ([0-9.]+)', out).group(1))
+    assert acc > 0.85
