@@ -20,6 +20,8 @@ from chainlet._backprop import grad  # noqa: F401
 from chainlet._config import config, global_config  # noqa: F401
 from chainlet._config import force_backprop_mode, no_backprop_mode, using_config  # noqa: F401
 from chainlet.function_node import FunctionNode  # noqa: F401
+from chainlet.link import Chain, ChainList, Link, Sequential  # noqa: F401
+from chainlet.parameter import Parameter  # noqa: F401
 from chainlet.variable import Variable, VariableNode, as_array, as_variable  # noqa: F401
 from chainlet import functions  # noqa: F401,E402
 from chainlet.functions.math import basic_math as _basic_math
@@ -34,6 +36,19 @@ _LAZY = {
     'testing': 'chainlet.testing',
     'type_check': 'chainlet.type_check',
     'function_hooks': 'chainlet.function_hooks',
+    'initializers': 'chainlet.initializers',
+    'links': 'chainlet.links',
+    'optimizers': 'chainlet.optimizers',
+    'optimizer_hooks': 'chainlet.optimizer_hooks',
+    'serializers': 'chainlet.serializers',
+    'datasets': 'chainlet.datasets',
+    'iterators': 'chainlet.iterators',
+    'dataset': 'chainlet.dataset',
+    'reporter': 'chainlet.reporter',
+    'computational_graph': 'chainlet.computational_graph',
+    'training': 'chainlet.training',
+    'keras': 'chainlet.keras',
+    'distributed': 'chainlet.distributed',
 }
 
 

@@ -373,6 +373,22 @@ class Variable:
         if self._grad_var is not None:
             self._grad_var._data = convert(self._grad_var._data)
 
+    # -- copying and pickling: a copy is a new leaf (the graph is never copied) --
+
+    def __deepcopy__(self, memo: dict) -> 'Variable':
+        import copy
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        Variable.__init__(new, copy.deepcopy(self._data, memo), name=self.name,
+                          requires_grad=self.requires_grad)
+        if self._grad_var is not None:
+            new._grad_var = Variable(copy.deepcopy(self._grad_var._data, memo),
+                                     requires_grad=False)
+        return new
+
+    def __reduce__(self):
+        return (_rebuild_variable, (self._data, self.name, self.grad, self.requires_grad))
+
     # -- conveniences --
 
     def item(self) -> Any:
@@ -459,6 +475,11 @@ class Variable:
 
     # Arithmetic operators (__add__, __mul__, ...) are installed by
     # chainlet.functions.math.basic_math, which owns their FunctionNodes.
+
+
+def _rebuild_variable(data: Any, name: Optional[str], grad: Any,
+                      requires_grad: bool) -> Variable:
+    return Variable(data, name=name, grad=grad, requires_grad=requires_grad)
 
 
 def _data_of(x: Any) -> Any:

@@ -53,9 +53,15 @@ class GELUGrad(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                # d/dx (Phi + x phi) = phi * (2 - x^2)
-                phi = exp(x * x * -0.5) * _INV_SQRT_2PI
-                ret.append(ggx * gy * phi * (2.0 - x * x))
+                # d/dx (Phi + x phi) = phi * (2 - x^2), which is 0 to double precision for
+                # |x| >= 40; masking those entries keeps x * x finite (float16 overflows
+                # beyond |x| = 256).
+                xd = x.array
+                mask = (abs(xd) < 40).astype(xd.dtype)
+                xm = x * mask
+                xx = xm * xm
+                phi = exp(xx * -0.5) * (mask * xd.dtype.type(_INV_SQRT_2PI))
+                ret.append(ggx * gy * phi * (2.0 - xx))
             else:
                 ret.append(GELUGrad().apply((x, ggx))[0])
         return tuple(ret)

@@ -10,7 +10,7 @@ from chainlet.variable import Variable
 
 
 class Sigmoid(FunctionNode):
-    """``y = 1 / (1 + exp(-x))``, computed as ``tanh(x/2)/2 + 1/2`` (no overflow)."""
+    """``y = 1 / (1 + exp(-x))``, computed without overflow and accurate in both tails."""
 
     def check_type_forward(self, in_data):
         type_check.float_input('sigmoid', 'x', in_data[0])
@@ -18,15 +18,12 @@ class Sigmoid(FunctionNode):
     def forward(self, inputs):
         x, = inputs
         xp = backend.get_array_module(x)
-        y = xp.multiply(x, 0.5, dtype=x.dtype)
-        if y.ndim == 0:
-            y = xp.asarray(xp.tanh(y) * 0.5 + 0.5, dtype=x.dtype)
-        else:
-            xp.tanh(y, out=y)
-            y *= 0.5
-            y += 0.5
+        # exp(-|x|) never overflows; e / (1 + e) keeps full relative precision in the left tail.
+        e = xp.exp(-xp.abs(x))
+        y = xp.where(x >= 0, xp.ones_like(e), e)
+        y /= 1 + e
         self.retain_outputs((0,))
-        return y,
+        return xp.asarray(y, dtype=x.dtype),
 
     def backward(self, indexes, grad_outputs):
         y, = self.get_retained_outputs()

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainlet.functions.array._util import check_array, check_int
-from chainlet.functions.array.reshape import reshape
+from chainlet.functions.array.reshape import Reshape
 from chainlet.variable import Variable
 
 
@@ -34,4 +34,4 @@ def expand_dims(x: Any, axis: int) -> Variable:
     if axis < 0:
         axis += ndim + 1
     shape.insert(axis, 1)
-    return reshape(x, tuple(shape))
+    return Reshape(tuple(shape)).apply((x,))[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainlet.functions.array._util import check_array
-from chainlet.functions.array.reshape import reshape
+from chainlet.functions.array.reshape import Reshape
 from chainlet.variable import Variable
 
 
@@ -22,4 +22,4 @@ def flatten(x: Any) -> Variable:
         >>> F.flatten(np.arange(6.0).reshape(2, 3)).array
         array([0., 1., 2., 3., 4., 5.])
     """
-    return reshape(x, (check_array('flatten', 'x', x).size,))
+    return Reshape((check_array('flatten', 'x', x).size,)).apply((x,))[0]

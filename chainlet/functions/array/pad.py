@@ -47,7 +47,8 @@ class Pad(FunctionNode):
         x, = inputs
         xp = backend.get_array_module(x)
         self._slices = tuple(slice(int(b), int(b) + s) for (b, _), s in zip(self.pairs, x.shape))
-        return xp.pad(x, self.pairs.tolist(), mode='constant',
+        # numpy.pad rejects an empty list of pairs, which is what a 0-d array has.
+        return xp.pad(x, self.pairs.tolist() if x.ndim else 0, mode='constant',
                       constant_values=self.constant_values),
 
     def backward(self, indexes, grad_outputs):
@@ -102,6 +103,7 @@ def pad(x: Any, pad_width: Any, mode: str = 'constant', **keywords: Any) -> Vari
     from chainlet.functions.array.get_item import get_item
     from chainlet.functions.array.reshape import reshape
     # The padded array of flat indices says which input element each output element copies.
-    index = numpy.pad(numpy.arange(data.size).reshape(data.shape), pairs.tolist(), mode=mode)
+    index = numpy.pad(numpy.arange(data.size).reshape(data.shape),
+                      pairs.tolist() if data.ndim else 0, mode=mode)
     index = backend.get_array_module(data).asarray(index)
     return get_item(reshape(x, (data.size,)), index)

@@ -23,7 +23,7 @@ class Repeat(FunctionNode):
         self._in_shape = x.shape
         self._dtype = x.dtype
         xp = backend.get_array_module(x)
-        reps = self.repeats[0] if len(self.repeats) == 1 else xp.asarray(self.repeats)
+        reps = self.repeats[0] if len(self.repeats) == 1 else list(self.repeats)
         return xp.repeat(x, reps, axis=self.axis),
 
     def backward(self, indexes, grad_outputs):

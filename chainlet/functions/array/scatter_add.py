@@ -5,7 +5,6 @@ from typing import Any
 
 import numpy
 
-from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions.array._util import check_array

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from chainlet.functions.array._util import check_array, normalize_axes
-from chainlet.functions.array.reshape import reshape
+from chainlet.functions.array.reshape import Reshape
 from chainlet.variable import Variable
 
 
@@ -35,4 +35,4 @@ def squeeze(x: Any, axis: Optional[Union[int, Sequence[int]]] = None) -> Variabl
             if shape[a] != 1:
                 raise ValueError(f'squeeze: argument axis: expected axes of length 1, but axis '
                                  f'{a} of shape {shape} has length {shape[a]}')
-    return reshape(x, tuple(s for i, s in enumerate(shape) if i not in axes))
+    return Reshape(tuple(s for i, s in enumerate(shape) if i not in axes)).apply((x,))[0]

@@ -5,7 +5,7 @@ from typing import Any, Sequence, Union
 
 from chainlet.functions.array._util import check_array, check_int
 from chainlet.functions.array.broadcast import broadcast_to
-from chainlet.functions.array.reshape import reshape
+from chainlet.functions.array.reshape import Reshape, reshape
 from chainlet.variable import Variable
 
 
@@ -39,7 +39,8 @@ def tile(x: Any, reps: Union[int, Sequence[int]]) -> Variable:
     shape = (1,) * (ndim - len(shape)) + tuple(shape)
     items = (1,) * (ndim - len(items)) + items
     if all(r == 1 for r in items):
-        return reshape(x, shape)
+        # A new node even when nothing changes, like every other call of tile.
+        return Reshape(shape).apply((x,))[0]
     # (s0, s1, ...) -> (1, s0, 1, s1, ...) -> (r0, s0, r1, s1, ...) -> (r0 * s0, r1 * s1, ...)
     inter = tuple(v for s in shape for v in (1, s))
     target = tuple(v for r, s in zip(items, shape) for v in (r, s))

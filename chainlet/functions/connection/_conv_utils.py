@@ -105,13 +105,27 @@ def check_groups(func: str, groups: Any) -> int:
     return int(groups)
 
 
+def per_axis(cover_all: Any, ndim: int) -> tuple:
+    """``cover_all`` as a tuple of ``ndim`` bools (a single bool applies to every axis)."""
+    if isinstance(cover_all, (tuple, list)):
+        if len(cover_all) != ndim:
+            raise ValueError(f'argument cover_all: expected a bool or {ndim} bools, '
+                             f'got {cover_all!r}')
+        return tuple(bool(c) for c in cover_all)
+    return (bool(cover_all),) * ndim
+
+
 def conv_outsizes(func: str, shape: Sequence[int], ksize: Sequence[int],
-                  stride: Sequence[int], pad: Sequence[int], cover_all: bool,
+                  stride: Sequence[int], pad: Sequence[int], cover_all: Any,
                   dilate: Sequence[int]) -> tuple:
-    """Output spatial shape of a convolution; ``ValueError`` when a kernel does not fit."""
+    """Output spatial shape of a convolution; ``ValueError`` when a kernel does not fit.
+
+    ``cover_all`` is a bool or one bool per axis.
+    """
     outs = []
-    for axis, (size, k, s, p, d) in enumerate(zip(shape, ksize, stride, pad, dilate)):
-        o = get_conv_outsize(size, k, s, p, cover_all, d)
+    cover = per_axis(cover_all, len(shape))
+    for axis, (size, k, s, p, d, c) in enumerate(zip(shape, ksize, stride, pad, dilate, cover)):
+        o = get_conv_outsize(size, k, s, p, c, d)
         if o <= 0:
             dk = k + (k - 1) * (d - 1)
             raise ValueError(
@@ -139,7 +153,7 @@ def _pad(img: Any, pad: Sequence[int], extents: Sequence[int], pval: Any) -> Any
 
 
 def im2col_view(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int],
-                pval: Any = 0, cover_all: bool = False,
+                pval: Any = 0, cover_all: Any = False,
                 dilate: Optional[Sequence[int]] = None,
                 outsize: Optional[Sequence[int]] = None) -> Any:
     """Windows of ``img`` as a read-only strided view ``(n, c, *ksize, *outsize)``.
@@ -151,9 +165,10 @@ def im2col_view(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequ
         img: Array of shape ``(n, c, d_1, ..., d_N)``.
         ksize, stride, pad: Tuples of ``N`` ints.
         pval: Value of the padding (``0`` for convolution, ``-inf`` for max pooling).
-        cover_all: See :func:`get_conv_outsize`.
+        cover_all: See :func:`get_conv_outsize`; a bool or one bool per axis.
         dilate: Tuple of ``N`` ints (ones by default).
-        outsize: Number of window positions per axis, computed when omitted.
+        outsize: Number of window positions per axis, computed when omitted (``cover_all``
+            is then not used).
     """
     xp = backend.get_array_module(img)
     nd = img.ndim - 2
@@ -161,8 +176,8 @@ def im2col_view(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequ
         dilate = (1,) * nd
     spatial = img.shape[2:]
     if outsize is None:
-        outsize = tuple(get_conv_outsize(size, k, s, p, cover_all, d)
-                        for size, k, s, p, d in zip(spatial, ksize, stride, pad, dilate))
+        outsize = tuple(get_conv_outsize(size, k, s, p, c, d) for size, k, s, p, d, c
+                        in zip(spatial, ksize, stride, pad, dilate, per_axis(cover_all, nd)))
     # The padded array must hold the last tap of the last window; with cover_all that can lie
     # past the symmetric padding.
     extents = tuple(max(size + 2 * p, (o - 1) * s + (k - 1) * d + 1)
@@ -177,7 +192,7 @@ def im2col_view(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequ
 
 
 def im2col(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int],
-           pval: Any = 0, cover_all: bool = False, dilate: Optional[Sequence[int]] = None,
+           pval: Any = 0, cover_all: Any = False, dilate: Optional[Sequence[int]] = None,
            outsize: Optional[Sequence[int]] = None) -> Any:
     """Contiguous column array ``(n, c, *ksize, *outsize)`` of the windows of ``img``.
 
@@ -231,14 +246,14 @@ def col2im(col: Any, stride: Sequence[int], pad: Sequence[int], size: Sequence[i
     return xp.ascontiguousarray(img[(slice(None), slice(None)) + inner])
 
 
-def conv_forward(x: Any, W: Any, stride: tuple, pad: tuple, cover_all: bool, dilate: tuple,
-                 groups: int, outsize: tuple) -> Any:
+def conv_forward(x: Any, W: Any, stride: tuple, pad: tuple, dilate: tuple, groups: int,
+                 outsize: tuple) -> Any:
     """Grouped N-d convolution of arrays (no bias): ``(n, c, *d)`` -> ``(n, out_c, *o)``."""
     xp = backend.get_array_module(x)
     n = x.shape[0]
     out_c = W.shape[0]
     ksize = W.shape[2:]
-    col = im2col(x, ksize, stride, pad, 0, cover_all, dilate, outsize)
+    col = im2col(x, ksize, stride, pad, 0, False, dilate, outsize)
     K = (x.shape[1] // groups) * math.prod(ksize)
     col = col.reshape(n, groups, K, math.prod(outsize))
     # (groups, out_c/groups, K) @ (n, groups, K, P) -> (n, groups, out_c/groups, P): one
@@ -271,22 +286,34 @@ def deconv_forward(x: Any, W: Any, stride: tuple, pad: tuple, dilate: tuple, gro
     return col2im(col, stride, pad, outsize, dilate)
 
 
-def conv_grad_w(x: Any, gy: Any, ksize: tuple, stride: tuple, pad: tuple, cover_all: bool,
-                dilate: tuple, groups: int, dtype: Any) -> Any:
-    """Gradient of a convolution with respect to its filter: shape ``(out_c, c/groups, *k)``."""
+def conv_grad_w(x: Any, gy: Any, ksize: tuple, stride: tuple, pad: tuple, dilate: tuple,
+                groups: int, dtype: Any) -> Any:
+    """Gradient of a convolution with respect to its filter: shape ``(out_c, c/groups, *k)``.
+
+    The window positions are those of ``gy`` (so ``cover_all`` is implied by its shape).
+    """
     xp = backend.get_array_module(x)
     n, c = x.shape[:2]
     out_c = gy.shape[1]
     outsize = gy.shape[2:]
     P = math.prod(outsize)
-    col = im2col(x, ksize, stride, pad, 0, cover_all, dilate, outsize)
-    col = col.reshape(n, groups, (c // groups) * math.prod(ksize), P)
-    gyr = gy.reshape(n, groups, out_c // groups, P)
-    if groups == 1:
-        # One large product over (batch, position) keeps BLAS busy better than n small ones.
-        gW = xp.tensordot(gyr[:, 0], col[:, 0], axes=((0, 2), (0, 2)))
-    else:
+    view = im2col_view(x, ksize, stride, pad, 0, False, dilate, outsize)
+    K = (c // groups) * math.prod(ksize)
+    ocg = out_c // groups
+    gyr = gy.reshape(n, groups, ocg, P)
+    if ocg <= P:
+        # One product per image, summed over the batch: the (n, groups, ocg, K) partial sums
+        # are no larger than the column array.
+        col = xp.ascontiguousarray(view).reshape(n, groups, K, P)
         gW = xp.matmul(gyr, col.transpose(0, 1, 3, 2)).sum(axis=0)
+    else:
+        # Few positions, many channels: lay the columns out as (c, *k, n, *o) in the one copy,
+        # so that a single product per group reduces over batch and positions together.
+        nd = len(ksize)
+        axes = (1,) + tuple(range(2, 2 + nd)) + (0,) + tuple(range(2 + nd, 2 + 2 * nd))
+        col = xp.ascontiguousarray(view.transpose(axes)).reshape(groups, K, n * P)
+        gy2 = gyr.transpose(1, 2, 0, 3).reshape(groups, ocg, n * P)
+        gW = xp.matmul(gy2, col.transpose(0, 2, 1))
     gW = gW.reshape((out_c, c // groups) + tuple(ksize))
     if gW.dtype != dtype:
         gW = gW.astype(dtype)

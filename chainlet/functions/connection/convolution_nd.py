@@ -16,7 +16,7 @@ from chainlet.variable import Variable
 IntOrTuple = Union[int, Sequence[int]]
 
 
-def _conv_node(ndim: int, stride: tuple, pad: tuple, cover_all: bool, dilate: tuple,
+def _conv_node(ndim: int, stride: tuple, pad: tuple, cover_all: Any, dilate: tuple,
                groups: int) -> 'ConvolutionND':
     if ndim == 2:
         from chainlet.functions.connection.convolution_2d import Convolution2DFunction
@@ -50,12 +50,13 @@ class ConvolutionND(FunctionNode):
 
     Args:
         ndim: Number of spatial axes.
-        stride, pad, cover_all, dilate, groups: See :func:`convolution_nd`.
+        stride, pad, dilate, groups: See :func:`convolution_nd`.
+        cover_all: A bool, or one bool per axis (used by the gradient of a deconvolution).
         func_name: Public name used in error messages.
     """
 
     def __init__(self, ndim: int, stride: IntOrTuple = 1, pad: IntOrTuple = 0,
-                 cover_all: bool = False, dilate: IntOrTuple = 1, groups: int = 1, *,
+                 cover_all: Any = False, dilate: IntOrTuple = 1, groups: int = 1, *,
                  func_name: str = 'convolution_nd') -> None:
         self.ndim = ndim
         self.func_name = func_name
@@ -63,7 +64,8 @@ class ConvolutionND(FunctionNode):
         self.pad = _conv_utils.as_tuple(func_name, 'pad', pad, ndim, 0)
         self.dilate = _conv_utils.as_tuple(func_name, 'dilate', dilate, ndim, 1)
         self.groups = _conv_utils.check_groups(func_name, groups)
-        self.cover_all = bool(cover_all)
+        self.cover_all = cover_all
+        self._cover_all = _conv_utils.per_axis(cover_all, ndim)
 
     def check_type_forward(self, in_data):
         _conv_utils.check_inputs(self.func_name, in_data, self.ndim, self.groups, False)
@@ -72,9 +74,10 @@ class ConvolutionND(FunctionNode):
         self.retain_inputs((0, 1))
         x, W = inputs[:2]
         outsize = _conv_utils.conv_outsizes(self.func_name, x.shape[2:], W.shape[2:],
-                                            self.stride, self.pad, self.cover_all, self.dilate)
-        y = _conv_utils.conv_forward(x, W, self.stride, self.pad, self.cover_all, self.dilate,
-                                     self.groups, outsize)
+                                            self.stride, self.pad, self._cover_all,
+                                            self.dilate)
+        y = _conv_utils.conv_forward(x, W, self.stride, self.pad, self.dilate, self.groups,
+                                     outsize)
         if len(inputs) == 3:
             y += inputs[2].reshape((1, y.shape[1]) + (1,) * self.ndim)
         return y,
@@ -103,7 +106,7 @@ class ConvolutionNDGradW(FunctionNode):
 
     Args:
         conv: The ``ConvolutionND`` or ``DeconvolutionND`` node whose hyper-parameters to use
-            (for a deconvolution, after its forward has set ``cover_all``).
+            (for a deconvolution, after its forward).
         ksize: Spatial shape of the filter.
         W_dtype: dtype of the filter (the gradient is cast to it).
     """
@@ -114,15 +117,15 @@ class ConvolutionNDGradW(FunctionNode):
         self.pad = conv.pad
         self.dilate = conv.dilate
         self.groups = conv.groups
-        self.cover_all = bool(conv.cover_all)
+        self._cover_all = conv._cover_all
         self.ksize = tuple(ksize)
         self.W_dtype = W_dtype
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         x, gy = inputs
-        gW = _conv_utils.conv_grad_w(x, gy, self.ksize, self.stride, self.pad, self.cover_all,
-                                     self.dilate, self.groups, self.W_dtype)
+        gW = _conv_utils.conv_grad_w(x, gy, self.ksize, self.stride, self.pad, self.dilate,
+                                     self.groups, self.W_dtype)
         return gW,
 
     def backward(self, indexes, grad_outputs):
@@ -135,7 +138,7 @@ class ConvolutionNDGradW(FunctionNode):
                                       self.dilate, self.groups)
                 ret.append(deconv.apply((gy, ggW))[0])
             else:
-                conv = _conv_node(self.ndim, self.stride, self.pad, self.cover_all,
+                conv = _conv_node(self.ndim, self.stride, self.pad, self._cover_all,
                                   self.dilate, self.groups)
                 ret.append(conv.apply((x, ggW))[0])
         return tuple(ret)

@@ -21,7 +21,8 @@ class DeconvolutionND(FunctionNode):
     """``y = deconv(x, W) + b`` over ``ndim`` spatial axes, channels first, with groups.
 
     After ``forward``, ``outsize`` holds the output spatial shape and ``cover_all`` tells
-    whether that shape needs ``cover_all=True`` in the matching convolution.
+    whether that shape needs ``cover_all=True`` in the matching convolution (on at least one
+    axis; the gradient uses the per-axis answer).
 
     Args:
         ndim: Number of spatial axes.
@@ -48,6 +49,7 @@ class DeconvolutionND(FunctionNode):
 
     def _output_shape(self, spatial: tuple, ksize: tuple) -> tuple:
         """Return the output spatial shape and set ``cover_all``; ValueError if impossible."""
+        cover = []
         func = self.func_name
         outsize = self.outsize
         if outsize is None:
@@ -59,7 +61,6 @@ class DeconvolutionND(FunctionNode):
                                  f'{spatial}, ksize {ksize}, stride {self.stride}, pad '
                                  f'{self.pad}, dilate {self.dilate} give output size '
                                  f'{outsize}')
-        cover_all = False
         for axis, (size, o, k, s, p, d) in enumerate(zip(spatial, outsize, ksize, self.stride,
                                                          self.pad, self.dilate)):
             low = _conv_utils.get_conv_outsize(o, k, s, p, False, d)
@@ -69,8 +70,9 @@ class DeconvolutionND(FunctionNode):
                     f'{func}: argument outsize: expected a size whose convolution gives the '
                     f'input size {size} on spatial axis {axis} (ksize {k}, stride {s}, pad '
                     f'{p}, dilate {d}), got {o}')
-            cover_all = cover_all or size != low
-        self.cover_all = cover_all
+            cover.append(size != low)
+        self._cover_all = tuple(cover)
+        self.cover_all = any(cover)
         return outsize
 
     def forward(self, inputs):
@@ -90,7 +92,7 @@ class DeconvolutionND(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                conv = _conv_node(self.ndim, self.stride, self.pad, self.cover_all,
+                conv = _conv_node(self.ndim, self.stride, self.pad, self._cover_all,
                                   self.dilate, self.groups)
                 ret.append(conv.apply((gy, W))[0])
             elif i == 1:

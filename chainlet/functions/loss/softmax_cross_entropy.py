@@ -83,7 +83,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         rdtype = reduction_dtype(x.dtype)
         count = valid.sum(dtype=rdtype) if self.normalize else xp.asarray(len(x), rdtype)
         self._coeff = xp.asarray(1 / xp.maximum(count, 1), dtype=rdtype)
-        loss = -(log_p.sum(dtype=rdtype) * self._coeff)
+        loss = 0 - log_p.sum(dtype=rdtype) * self._coeff  # 0 - s: no -0.0 for an empty batch
         return xp.asarray(loss, dtype=x.dtype),
 
     def backward(self, indexes, grad_outputs):
@@ -212,9 +212,9 @@ def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True, cache_score: b
         >>> x = np.array([[-1.0, 0.0, 1.0, 2.0], [2.0, 0.0, 1.0, -1.0]], np.float32)
         >>> t = np.array([3, 0], np.int32)
         >>> F.softmax_cross_entropy(x, t)
-        variable(0.44018972)
+        variable(0.440189..., dtype=float32)
         >>> F.softmax_cross_entropy(x, np.array([3, -1], np.int32), reduce='no').array
-        array([0.44018975, 0.        ], dtype=float32)
+        array([0.440189..., 0. ], dtype=float32)
     """
     check_reduce(_FUNC, reduce, ('mean', 'no'))
     if soft_target_loss not in ('cross-entropy', 'kl-divergence'):

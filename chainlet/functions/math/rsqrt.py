@@ -18,9 +18,7 @@ class Rsqrt(FunctionNode):
     def forward(self, inputs):
         xp = backend.get_array_module(inputs[0])
         self.retain_outputs((0,))
-        y = xp.sqrt(inputs[0])
-        xp.reciprocal(y, out=y)
-        return y,
+        return xp.reciprocal(xp.sqrt(inputs[0])),
 
     def backward(self, indexes, grad_outputs):
         y, = self.get_retained_outputs()

@@ -9,7 +9,7 @@ from chainlet import _config
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
-from chainlet.variable import Variable, as_variable
+from chainlet.variable import as_variable
 
 
 class Dropout(FunctionNode):

@@ -6,7 +6,6 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy
 
-from chainlet import _config
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode

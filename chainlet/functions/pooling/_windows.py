@@ -18,7 +18,7 @@ The nodes come in two adjoint pairs, each the other's gradient, so double backpr
 from __future__ import annotations
 
 import itertools
-from typing import Any, Optional
+from typing import Any
 
 import numpy
 
@@ -160,46 +160,41 @@ def index_dtype(size: int) -> Any:
 def max_windows(x: Any, geom: Geometry) -> tuple:
     """Maximum of every window and the flat in-window index of its first maximum.
 
-    The reduction runs one spatial axis at a time (last first), carrying the index of the
-    axes already reduced; keeping the first maximum on every axis gives the first maximum in
-    C order, as ``argmax`` over the flattened window would.
+    The maximum is reduced one spatial axis at a time, the last axis (whose views step over
+    single elements, the slowest to read) last, when the array is smallest. The index is then
+    found by comparing every window offset with the maximum, from the last offset to the
+    first, so that the first maximum in C order wins, as with ``argmax`` over the flattened
+    window.
     """
     xp = backend.get_array_module(x)
     arr = geom.pad_image(x, -numpy.inf)
-    idt = index_dtype(geom.size)
-    idx: Optional[Any] = None
+    y = arr
     fresh = False
-    mult = 1
-    for ax in reversed(range(len(geom.ksize))):
+    for ax in range(len(geom.ksize)):
         k, s, o = geom.ksize[ax], geom.stride[ax], geom.outs[ax]
         lead = (slice(None),) * (ax + 2)
-
-        def sl(j: int, lead: tuple = lead, s: int = s, o: int = o) -> tuple:
-            return lead + (slice(j, j + s * (o - 1) + 1, s),)
-
-        best = arr[sl(0)]
-        best_idx = None if idx is None else idx[sl(0)]
-        owned = False
+        best = y[lead + (slice(0, s * (o - 1) + 1, s),)]
         for j in range(1, k):
-            v = arr[sl(j)]
-            m = v > best
-            cand = idt.type(j * mult) if idx is None else idx[sl(j)] + idt.type(j * mult)
-            if owned:
-                xp.maximum(best, v, out=best)
-                xp.copyto(best_idx, cand, where=m)
-            else:
+            v = y[lead + (slice(j, j + s * (o - 1) + 1, s),)]
+            if j == 1:
                 best = xp.maximum(best, v)
-                other = idt.type(0) if best_idx is None else best_idx
-                best_idx = xp.where(m, xp.asarray(cand, idt), xp.asarray(other, idt))
-                owned = True
-        fresh = fresh or owned
-        arr, idx = best, best_idx
-        mult *= k
+                fresh = True
+            else:
+                xp.maximum(best, v, out=best)
+        y = best
     if not fresh:  # a 1x1 window: the output must not alias the input
-        arr = arr.copy()
-    if idx is None:
-        idx = xp.zeros(arr.shape, idt)
-    return arr, idx
+        y = y.copy()
+    idt = index_dtype(geom.size)
+    idx = xp.zeros(y.shape, idt)
+    if geom.size > 1:
+        for k, offset in reversed(list(enumerate(geom.offsets()))):
+            if k == 0:
+                idx *= arr[geom.window(offset)] != y
+            else:
+                # idx = where(hit, k, idx), in integer arithmetic (several times faster).
+                hit = arr[geom.window(offset)] == y
+                idx += hit * (idt.type(k) - idx)
+    return y, idx
 
 
 def scatter_array(g: Any, indexes: Any, geom: Geometry) -> Any:

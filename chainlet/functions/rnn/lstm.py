@@ -120,15 +120,14 @@ def check_cell_types(func: str, names: Sequence[str], cs: Sequence[Any], xs: Seq
     type_check.argument(func, names[0], c0, min_ndim=2, kind='f')
     for name, a in zip(names[1:], tuple(cs[1:]) + tuple(xs)):
         type_check.argument(func, name, a, dtype=c0.dtype, ndim=c0.ndim)
-    for name, c, x in zip(names[len(cs):], cs, xs):
-        batch = c0.shape[0] if same_batch else None
-        want = (batch, 4 * c.shape[1]) + tuple(c.shape[2:])
+    for name, c in zip(names[1:len(cs)], cs[1:]):
+        type_check.argument(func, name, c, shape=c0.shape)
+    for name, x in zip(names[len(cs):], xs):
         if not same_batch and x.shape[0] > c0.shape[0]:
             raise type_check.fail(func, name, f'batch size <= {c0.shape[0]} (that of '
                                   f'{names[0]})', f'shape {x.shape}')
-        type_check.argument(func, name, x, shape=want)
-    for name, c in zip(names[1:len(cs)], cs[1:]):
-        type_check.argument(func, name, c, shape=c0.shape)
+        batch = c0.shape[0] if same_batch else None
+        type_check.argument(func, name, x, shape=(batch, 4 * c0.shape[1]) + tuple(c0.shape[2:]))
 
 
 class LSTM(FunctionNode):

@@ -10,13 +10,17 @@ hidden-to-hidden product runs step by step.
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any, Callable, Optional, Sequence
 
 from chainlet import _config
 from chainlet import type_check
+from chainlet.functions.activation.relu import relu
 from chainlet.functions.activation.tanh import tanh
+from chainlet.functions.array.stack import stack
 from chainlet.functions.array.transpose import transpose
 from chainlet.functions.math.matmul import matmul
+from chainlet.functions.noise.dropout import dropout
 from chainlet.functions.rnn import _ops
 from chainlet.variable import Variable
 
@@ -74,6 +78,9 @@ def check_inputs(func: str, cell: _Cell, n_layers: Any, dropout_ratio: Any, hx: 
                         f'got {type(n_layers).__name__}')
     if n_layers < 1:
         raise ValueError(f'{func}: argument n_layers: expected >= 1, got {n_layers}')
+    if isinstance(dropout_ratio, bool) or not isinstance(dropout_ratio, numbers.Real):
+        raise TypeError(f'{func}: argument dropout_ratio: expected a float, '
+                        f'got {type(dropout_ratio).__name__}')
     if not 0.0 <= dropout_ratio < 1.0:
         raise ValueError(f'{func}: argument dropout_ratio: expected a value in [0, 1), '
                          f'got {dropout_ratio}')
@@ -114,6 +121,11 @@ def check_inputs(func: str, cell: _Cell, n_layers: Any, dropout_ratio: Any, hx: 
                 got = len(item) if isinstance(item, (list, tuple)) else type(item).__name__
                 raise ValueError(f'{func}: argument {name}[{k}]: expected a list of '
                                  f'{cell.n_weights} arrays, got {got}')
+    w00 = ws[0][0]
+    if getattr(w00, 'ndim', None) == 2 and w00.shape[1] != in_size:
+        raise ValueError(f'{func}: arguments xs and ws: inconsistent input size: xs[0] has shape '
+                         f'{tuple(xs[0].shape)} ({in_size} inputs), ws[0][0] has shape '
+                         f'{tuple(w00.shape)} ({w00.shape[1]} inputs)')
     half = cell.n_weights // 2
     for k in range(n_states):
         layer_in = in_size if k < directions else units * directions
@@ -182,7 +194,7 @@ def n_step_impl(cell: _Cell, n_layers: int, dropout_ratio: float, hx: Any, cx: A
         dir_outs = []
         for d in range(directions):
             k = layer * directions + d
-            inp = _ops.dropout(x_all, dropout_ratio) if layer > 0 and train else x_all
+            inp = dropout(x_all, dropout_ratio) if layer > 0 and train else x_all
             wxt, bx, params = cell.prepare(ws[k], bs[k])
             xw = matmul(inp, wxt) + bx
             h, c, outs = _one_direction(cell, xw, batches, hx[k],
@@ -200,7 +212,7 @@ def n_step_impl(cell: _Cell, n_layers: int, dropout_ratio: float, hx: Any, cx: A
         for b in batches:
             starts.append(starts[-1] + b)
         ys = tuple(x_all[starts[t]:starts[t + 1]] for t in range(len(batches)))
-    return _ops.stack(hy), (_ops.stack(cy) if cell.use_cell else None), ys
+    return stack(hy), (stack(cy) if cell.use_cell else None), ys
 
 
 def _n_step_rnn_base(func: str, n_layers: int, dropout_ratio: float, hx: Any,
@@ -211,7 +223,7 @@ def _n_step_rnn_base(func: str, n_layers: int, dropout_ratio: float, hx: Any,
     if activation not in ('tanh', 'relu'):
         raise ValueError(f"{func}: argument activation: expected 'tanh' or 'relu', "
                          f'got {activation!r}')
-    cell = _ElmanCell(tanh if activation == 'tanh' else _ops.relu)
+    cell = _ElmanCell(tanh if activation == 'tanh' else relu)
     batches = check_inputs(func, cell, n_layers, dropout_ratio, hx, None, ws, bs, xs,
                            directions)
     hy, _, ys = n_step_impl(cell, n_layers, dropout_ratio, hx, None, ws, bs, xs, batches,

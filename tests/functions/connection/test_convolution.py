@@ -91,6 +91,10 @@ class TestConvolution2D(_ConvCase):
         {'x_shape': (1, 2, 5, 5), 'W_shape': (2, 2, 2, 2), 'kw': {'dilate': 2, 'pad': 1}},
         {'x_shape': (1, 4, 3, 3), 'W_shape': (6, 2, 2, 2), 'kw': {'groups': 2}},
         {'x_shape': (0, 2, 3, 3), 'W_shape': (2, 2, 2, 2), 'kw': {}},
+        # More output channels per group than output positions: the other filter-gradient
+        # branch.
+        {'x_shape': (2, 2, 2, 2), 'W_shape': (5, 2, 2, 2), 'kw': {}},
+        {'x_shape': (2, 4, 2, 3), 'W_shape': (6, 2, 2, 2), 'kw': {'groups': 2}},
     ]
 
 

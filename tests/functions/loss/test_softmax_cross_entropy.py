@@ -146,6 +146,11 @@ def test_all_ignored_gives_zero():
     assert (x.grad == 0).all()
 
 
+def test_empty_batch_gives_positive_zero():
+    loss = F.softmax_cross_entropy(np.zeros((0, 3), np.float32), np.zeros(0, np.int32))
+    assert loss.array == 0 and not np.signbit(loss.array)
+
+
 def test_custom_ignore_label():
     x = np.random.randn(3, 4)
     t = np.array([0, 5, 2], np.int32)

@@ -1,0 +1,181 @@
+"""One training step of a small CNN: chainlet against hand-written NumPy (a script, not a test).
+
+The step (issue "functions", convolution part): a batch of 32 images 3x32x32,
+conv 3x3 3->32 (pad 1) + relu, conv 3x3 32->64 (pad 1) + relu, 2x2 max pooling, linear to 10,
+softmax cross entropy; forward and backward (gradients of all six parameters, none for the
+images). The reference does exactly the same arithmetic with NumPy only: im2col through a
+strided view, one matrix product per image, col2im with one strided addition per kernel
+offset. Both run in the same process on the same data; the script checks that they agree and
+prints the best time of each and their ratio (target: chainlet within 1.3x).
+
+Run: python benchmarks/bench_cnn.py [--repeat N] [--batch N] [--dtype float32]
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+
+import numpy as np
+
+import chainlet
+import chainlet.functions as F
+
+
+# -- the NumPy reference ------------------------------------------------------------------
+
+def _im2col(x, k, pad):
+    """``(n, c, h, w)`` -> contiguous ``(n, c*k*k, h_O*w_O)`` for stride 1."""
+    n, c, h, w = x.shape
+    if pad:
+        xp = np.zeros((n, c, h + 2 * pad, w + 2 * pad), x.dtype)
+        xp[:, :, pad:pad + h, pad:pad + w] = x
+    else:
+        xp = x
+    oh, ow = xp.shape[2] - k + 1, xp.shape[3] - k + 1
+    sn, sc, sh, sw = xp.strides
+    view = np.lib.stride_tricks.as_strided(
+        xp, (n, c, k, k, oh, ow), (sn, sc, sh, sw, sh, sw), writeable=False)
+    return np.ascontiguousarray(view).reshape(n, c * k * k, oh * ow), (oh, ow)
+
+
+def _col2im(col, c, k, pad, h, w):
+    """Adjoint of ``_im2col``: ``(n, c*k*k, h_O*w_O)`` -> ``(n, c, h, w)``."""
+    n = col.shape[0]
+    oh, ow = h + 2 * pad - k + 1, w + 2 * pad - k + 1
+    col = col.reshape(n, c, k, k, oh, ow)
+    img = np.zeros((n, c, h + 2 * pad, w + 2 * pad), col.dtype)
+    for i in range(k):
+        for j in range(k):
+            img[:, :, i:i + oh, j:j + ow] += col[:, :, i, j]
+    return img[:, :, pad:pad + h, pad:pad + w]
+
+
+def _conv(x, W, b, pad):
+    n = x.shape[0]
+    out_c, _, k, _ = W.shape
+    col, (oh, ow) = _im2col(x, k, pad)
+    y = np.matmul(W.reshape(out_c, -1), col)
+    y += b.reshape(1, out_c, 1)
+    return y.reshape(n, out_c, oh, ow), col
+
+
+def _conv_backward(gy, col, W, x_shape, pad, need_gx):
+    n, out_c = gy.shape[:2]
+    gy = gy.reshape(n, out_c, -1)
+    # One product per image summed over the batch (much faster than tensordot's copies).
+    gW = np.matmul(gy, col.transpose(0, 2, 1)).sum(axis=0).reshape(W.shape)
+    gb = gy.sum(axis=(0, 2))
+    gx = None
+    if need_gx:
+        gcol = np.matmul(W.reshape(out_c, -1).T, gy)
+        gx = _col2im(gcol, x_shape[1], W.shape[2], pad, x_shape[2], x_shape[3])
+    return gx, gW, gb
+
+
+def numpy_step(x, t, W1, b1, W2, b2, W3, b3):
+    """Loss and the six parameter gradients, by hand."""
+    n = x.shape[0]
+    y1, col1 = _conv(x, W1, b1, 1)
+    h1 = np.maximum(y1, 0)
+    y2, col2 = _conv(h1, W2, b2, 1)
+    h2 = np.maximum(y2, 0)
+    c, hh, ww = h2.shape[1:]
+    win = h2.reshape(n, c, hh // 2, 2, ww // 2, 2).transpose(0, 1, 2, 4, 3, 5)
+    win = win.reshape(n, c, hh // 2, ww // 2, 4)
+    arg = win.argmax(axis=-1)
+    p = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    pf = p.reshape(n, -1)
+    z = pf @ W3.T + b3
+    zmax = z.max(axis=1, keepdims=True)
+    e = np.exp(z - zmax)
+    s = e.sum(axis=1, keepdims=True)
+    logp = z - zmax - np.log(s)
+    loss = -logp[np.arange(n), t].mean()
+
+    gz = e / s
+    gz[np.arange(n), t] -= 1
+    gz /= n
+    gW3 = gz.T @ pf
+    gb3 = gz.sum(axis=0)
+    gp = (gz @ W3).reshape(p.shape)
+    gwin = np.zeros(win.shape, h2.dtype)
+    np.put_along_axis(gwin, arg[..., None], gp[..., None], axis=-1)
+    gh2 = gwin.reshape(n, c, hh // 2, ww // 2, 2, 2).transpose(0, 1, 2, 4, 3, 5)
+    gh2 = gh2.reshape(n, c, hh, ww)
+    gy2 = gh2 * (y2 > 0)
+    gh1, gW2, gb2 = _conv_backward(gy2, col2, W2, h1.shape, 1, True)
+    gy1 = gh1 * (y1 > 0)
+    _, gW1, gb1 = _conv_backward(gy1, col1, W1, x.shape, 1, False)
+    return loss, (gW1, gb1, gW2, gb2, gW3, gb3)
+
+
+# -- the same step with chainlet ---------------------------------------------------------
+
+def chainlet_step(x, t, params):
+    W1, b1, W2, b2, W3, b3 = params
+    for p in params:
+        p.grad = None
+    h = F.relu(F.convolution_2d(x, W1, b1, pad=1))
+    h = F.relu(F.convolution_2d(h, W2, b2, pad=1))
+    h = F.max_pooling_2d(h, 2)
+    loss = F.softmax_cross_entropy(F.linear(h, W3, b3), t)
+    loss.backward()
+    return loss.array, tuple(p.grad for p in params)
+
+
+def best_of(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), float(np.median(times))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--repeat', type=int, default=15)
+    ap.add_argument('--batch', type=int, default=32)
+    ap.add_argument('--dtype', default='float32')
+    args = ap.parse_args()
+    dtype = np.dtype(args.dtype)
+    rng = np.random.default_rng(0)
+    n = args.batch
+    x = rng.standard_normal((n, 3, 32, 32)).astype(dtype)
+    t = rng.integers(0, 10, n).astype(np.int32)
+    arrays = [rng.standard_normal((32, 3, 3, 3)) * 0.3, np.zeros(32),
+              rng.standard_normal((64, 32, 3, 3)) * 0.08, np.zeros(64),
+              rng.standard_normal((10, 64 * 16 * 16)) * 0.01, np.zeros(10)]
+    arrays = [a.astype(dtype) for a in arrays]
+    params = [chainlet.Variable(a.copy()) for a in arrays]
+
+    loss_ref, grads_ref = numpy_step(x, t, *arrays)
+    loss, grads = chainlet_step(x, t, params)
+    tol = 1e-3 if dtype == np.float32 else 1e-8
+    np.testing.assert_allclose(loss, loss_ref, rtol=tol)
+    for name, g, r in zip(('W1', 'b1', 'W2', 'b2', 'W3', 'b3'), grads, grads_ref):
+        np.testing.assert_allclose(g, r, rtol=tol * 10, atol=tol * np.abs(r).max(),
+                                   err_msg=f'gradient of {name}')
+
+    for _ in range(2):  # warm-up (allocator, BLAS threads)
+        numpy_step(x, t, *arrays)
+        chainlet_step(x, t, params)
+    # Interleave the two so that drifts in machine load hit both alike.
+    ref_times, ch_times = [], []
+    for _ in range(args.repeat):
+        ref_times.append(best_of(lambda: numpy_step(x, t, *arrays), 1)[0])
+        ch_times.append(best_of(lambda: chainlet_step(x, t, params), 1)[0])
+    ref_best, ch_best = min(ref_times), min(ch_times)
+    ref_med, ch_med = float(np.median(ref_times)), float(np.median(ch_times))
+    print(f'CNN step, batch {n} of 3x32x32, {dtype.name}, forward+backward '
+          f'(best / median of {args.repeat}):')
+    print(f'  NumPy reference : {ref_best * 1e3:8.2f} ms / {ref_med * 1e3:8.2f} ms')
+    print(f'  chainlet        : {ch_best * 1e3:8.2f} ms / {ch_med * 1e3:8.2f} ms')
+    print(f'  ratio chainlet / NumPy: {ch_best / ref_best:.2f}x best, '
+          f'{ch_med / ref_med:.2f}x median (target <= 1.3x)')
+
+
+if __name__ == '__main__':
+    main()

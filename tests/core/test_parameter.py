@@ -1,0 +1,125 @@
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import chainlet
+from chainlet import Parameter, initializers
+
+
+def test_eager_and_lazy_initialization():
+    p = Parameter(initializers.Constant(2.0), (2, 3))
+    assert p.is_initialized and p.shape == (2, 3) and p.dtype == np.float32
+    np.testing.assert_array_equal(p.array, np.full((2, 3), 2.0, np.float32))
+    q = Parameter(initializers.Normal(dtype=np.float64))
+    assert not q.is_initialized and q.array is None and q.dtype == np.float64
+    q.initialize((4,))
+    assert q.shape == (4,) and q.dtype == np.float64 and q.node.shape == (4,)
+
+
+def test_array_and_scalar_and_none_initializers():
+    a = np.arange(3.0)
+    p = Parameter(a)
+    assert p.array is a
+    assert Parameter(0.5, (2,)).array.tolist() == [0.5, 0.5]
+    assert np.isnan(Parameter(None, (2,)).array).all()
+
+
+def test_parameter_is_a_variable_in_graphs():
+    p = Parameter(initializers.One(), (3,))
+    y = (p * 2.0).sum()
+    y.backward()
+    np.testing.assert_array_equal(p.grad, [2, 2, 2])
+    p.cleargrad()
+    assert p.grad is None
+
+
+def test_update_calls_rule_and_skips_without_one():
+    p = Parameter(initializers.One(), (2,))
+    p.update()  # no rule: nothing happens
+    calls = []
+
+    class Rule:
+        def update(self, param):
+            calls.append(param)
+    p.update_rule = Rule()
+    p.update()
+    assert calls == [p]
+
+
+def test_copy_and_pickle():
+    p = Parameter(initializers.Normal(), (2, 2), name='W')
+    p.grad = np.ones((2, 2), np.float32)
+    for q in (copy.deepcopy(p), pickle.loads(pickle.dumps(p))):
+        assert isinstance(q, Parameter) and q.name == 'W'
+        np.testing.assert_array_equal(q.array, p.array)
+        np.testing.assert_array_equal(q.grad, p.grad)
+        assert q.array is not p.array
+    v = chainlet.Variable(np.ones(2), name='v')
+    w = pickle.loads(pickle.dumps(v * 2.0))
+    assert w.creator is None and w.array.tolist() == [2.0, 2.0]
+
+
+def test_repr():
+    assert repr(Parameter(initializers.Zero(), name='b')) == "parameter(uninitialized, name='b')"
+    assert repr(Parameter(np.zeros(2))) == 'parameter([0., 0.])'
+
+
+@pytest.mark.parametrize('init,check', [
+    (initializers.Zero(), lambda a: (a == 0).all()),
+    (initializers.One(), lambda a: (a == 1).all()),
+    (initializers.Constant(np.array([1.0, 2.0])), lambda a: (a[:, 1] == 2).all()),
+    (initializers.Identity(2.0), lambda a: np.array_equal(a, 2 * np.eye(a.shape[0]))),
+])
+def test_constant_initializers(init, check):
+    shape = (3, 3) if isinstance(init, initializers.Identity) else (3, 2)
+    a = initializers.generate_array(init, shape, np)
+    assert a.dtype == np.float32 and check(a)
+
+
+@pytest.mark.parametrize('cls,std', [
+    (initializers.LeCunNormal, lambda fi, fo: np.sqrt(1 / fi)),
+    (initializers.GlorotNormal, lambda fi, fo: np.sqrt(2 / (fi + fo))),
+    (initializers.HeNormal, lambda fi, fo: np.sqrt(2 / fi)),
+    (initializers.LeCunUniform, lambda fi, fo: np.sqrt(3 / fi) / np.sqrt(3)),
+    (initializers.GlorotUniform, lambda fi, fo: np.sqrt(6 / (fi + fo)) / np.sqrt(3)),
+    (initializers.HeUniform, lambda fi, fo: np.sqrt(6 / fi) / np.sqrt(3)),
+])
+def test_fan_initializers_scale(cls, std):
+    shape = (200, 50, 3, 3)
+    a = initializers.generate_array(cls(rng=np.random.default_rng(0)), shape, np)
+    fan_in, fan_out = 50 * 9, 200 * 9
+    assert abs(a.std() / std(fan_in, fan_out) - 1) < 0.02
+
+
+def test_seeded_generator_is_reproducible_and_dtype_follows():
+    a = initializers.generate_array(initializers.Normal(rng=np.random.default_rng(5)), (4,), np,
+                                    np.float64)
+    b = initializers.generate_array(initializers.Normal(rng=np.random.default_rng(5)), (4,), np,
+                                    np.float64)
+    assert a.dtype == np.float64 and np.array_equal(a, b)
+    np.random.seed(1)
+    c = initializers.generate_array(initializers.Uniform(), (4,), np)
+    np.random.seed(1)
+    d = initializers.generate_array(initializers.Uniform(), (4,), np)
+    assert np.array_equal(c, d)
+
+
+def test_orthogonal():
+    a = initializers.generate_array(initializers.Orthogonal(1.0), (6, 3, 2), np, np.float64)
+    flat = a.reshape(6, 6)
+    np.testing.assert_allclose(flat @ flat.T, np.eye(6), atol=1e-10)
+    b = initializers.generate_array(initializers.Orthogonal(1.0), (5, 2), np, np.float64)
+    np.testing.assert_allclose(b.T @ b, np.eye(2), atol=1e-10)
+
+
+def test_initializer_errors():
+    with pytest.raises(ValueError, match='Identity: expected a square matrix'):
+        initializers.generate_array(initializers.Identity(), (2, 3), np)
+    with pytest.raises(ValueError, match='fans need a weight of ndim >= 2'):
+        initializers.generate_array(initializers.HeNormal(), (3,), np)
+    with pytest.raises(ValueError, match='its dtype float64 differs'):
+        initializers.generate_array(initializers.Zero(np.float64), (2,), np, np.float32)
+    with pytest.raises(TypeError, match='expected an Initializer'):
+        initializers.get_initializer('glorot')

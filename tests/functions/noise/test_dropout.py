@@ -1,0 +1,87 @@
+import numpy as np
+import pytest
+
+import chainlet
+import chainlet.functions as F
+from chainlet.testing import FunctionTestCase
+from chainlet.type_check import InvalidType
+
+
+class TestDropout(FunctionTestCase):
+    params = [{'shape': (3, 4), 'ratio': 0.5}, {'shape': (), 'ratio': 0.3},
+              {'shape': (0, 2), 'ratio': 0.5}, {'shape': (2, 3), 'ratio': 0.0}]
+
+    def generate_inputs(self):
+        x = np.random.uniform(-1, 1, self.shape).astype(self.dtype)
+        flag = np.random.uniform(0, 1, self.shape) >= self.ratio
+        self.mask = (flag / (1 - self.ratio)).astype(self.dtype)
+        return x,
+
+    def forward(self, inputs, device):
+        x, = inputs
+        return F.dropout(x, self.ratio, mask=self.mask.astype(x.dtype)),
+
+    def forward_expected(self, inputs):
+        return (inputs[0] * self.mask).astype(self.dtype),
+
+
+def test_random_mask_statistics_and_scale():
+    np.random.seed(0)
+    x = np.ones((200, 50), np.float32)
+    y, mask = F.dropout(x, 0.4, return_mask=True)
+    assert y.dtype == np.float32 and mask.dtype == np.float32
+    values = set(np.unique(y.array).tolist())
+    assert values <= {0.0, np.float32(1 / 0.6)}
+    assert abs((y.array == 0).mean() - 0.4) < 0.02
+    np.testing.assert_array_equal(y.array, x * mask)
+
+
+def test_mask_from_global_random_state_is_reproducible():
+    x = np.ones((4, 5), np.float32)
+    np.random.seed(3)
+    y1 = F.dropout(x).array
+    np.random.seed(3)
+    y2 = F.dropout(x).array
+    np.testing.assert_array_equal(y1, y2)
+
+
+def test_generator_argument():
+    x = np.ones((4, 5))
+    y1 = F.dropout(x, rng=np.random.default_rng(1)).array
+    y2 = F.dropout(x, rng=np.random.default_rng(1)).array
+    np.testing.assert_array_equal(y1, y2)
+
+
+def test_returned_mask_can_be_reused():
+    x = np.random.uniform(-1, 1, (3, 3)).astype(np.float32)
+    y1, mask = F.dropout(x, 0.5, return_mask=True)
+    y2 = F.dropout(x, 0.5, mask=mask)
+    np.testing.assert_array_equal(y1.array, y2.array)
+
+
+def test_gradient_is_mask():
+    x = chainlet.Variable(np.random.uniform(-1, 1, (3, 4)))
+    y, mask = F.dropout(x, 0.5, return_mask=True)
+    F.sum(y).backward()
+    np.testing.assert_array_equal(x.grad, mask)
+
+
+def test_test_mode_returns_input():
+    x = chainlet.Variable(np.ones((2, 2), np.float32))
+    with chainlet.using_config('train', False):
+        assert F.dropout(x) is x
+        y, mask = F.dropout(x, 0.9, return_mask=True)
+        assert y is x and mask is None
+        a = F.dropout(np.ones(2, np.float32))
+    assert isinstance(a, chainlet.Variable) and not a.requires_grad
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match=r'dropout: argument ratio: expected a value in \[0, 1\)'):
+        F.dropout(np.ones(2), 1.0)
+    with pytest.raises(ValueError, match='dropout: argument ratio'):
+        F.dropout(np.ones(2), -0.1)
+    with pytest.raises(InvalidType, match='dropout: argument x: expected a floating-point'):
+        F.dropout(np.ones(2, np.int32))
+    with pytest.raises(InvalidType, match=r'dropout: argument mask: expected shape \(2,\)'):
+        F.dropout(np.ones(2), mask=np.ones(3))
