@@ -5,7 +5,7 @@ conv 3x3 3->32 (pad 1) + relu, conv 3x3 32->64 (pad 1) + relu, 2x2 max pooling, 
 softmax cross entropy; forward and backward (gradients of all six parameters, none for the
 images). The reference does exactly the same arithmetic with NumPy only: im2col through a
 strided view, one matrix product per image, col2im with one strided addition per kernel
-offset. Both run in the same process on the same data; the script checks that they agree and
+offset, max pooling on the strided views of the four window offsets. Both run in the same process on the same data; the script checks that they agree and
 prints the best time of each and their ratio (target: chainlet within 1.3x).
 
 Run: python benchmarks/bench_cnn.py [--repeat N] [--batch N] [--dtype float32]
@@ -80,11 +80,9 @@ def numpy_step(x, t, W1, b1, W2, b2, W3, b3):
     h1 = np.maximum(y1, 0)
     y2, col2 = _conv(h1, W2, b2, 1)
     h2 = np.maximum(y2, 0)
-    c, hh, ww = h2.shape[1:]
-    win = h2.reshape(n, c, hh // 2, 2, ww // 2, 2).transpose(0, 1, 2, 4, 3, 5)
-    win = win.reshape(n, c, hh // 2, ww // 2, 4)
-    arg = win.argmax(axis=-1)
-    p = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    # 2x2 max pooling on the four strided views of the window offsets.
+    views = [h2[:, :, i::2, j::2] for i in (0, 1) for j in (0, 1)]
+    p = np.maximum(np.maximum(views[0], views[1]), np.maximum(views[2], views[3]))
     pf = p.reshape(n, -1)
     z = pf @ W3.T + b3
     zmax = z.max(axis=1, keepdims=True)
@@ -99,10 +97,13 @@ def numpy_step(x, t, W1, b1, W2, b2, W3, b3):
     gW3 = gz.T @ pf
     gb3 = gz.sum(axis=0)
     gp = (gz @ W3).reshape(p.shape)
-    gwin = np.zeros(win.shape, h2.dtype)
-    np.put_along_axis(gwin, arg[..., None], gp[..., None], axis=-1)
-    gh2 = gwin.reshape(n, c, hh // 2, ww // 2, 2, 2).transpose(0, 1, 2, 4, 3, 5)
-    gh2 = gh2.reshape(n, c, hh, ww)
+    # The gradient goes to the first maximum of each window (ties: lowest offset).
+    gh2 = np.zeros(h2.shape, h2.dtype)
+    free = np.ones(p.shape, bool)
+    for k, (i, j) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+        hit = (views[k] == p) & free
+        gh2[:, :, i::2, j::2] = np.where(hit, gp, 0)
+        free &= ~hit
     gy2 = gh2 * (y2 > 0)
     gh1, gW2, gb2 = _conv_backward(gy2, col2, W2, h1.shape, 1, True)
     gy1 = gh1 * (y1 > 0)

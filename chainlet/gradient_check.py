@@ -173,7 +173,11 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
                              f'shape {y.shape}')
 
     targets = [x for x, ng in zip(xs, no_grads) if not ng] + list(params)
-    live = [(y, gy) for y, gy in zip(ys, gys) if gy is not None and y.creator_node is not None]
+    # An output that is itself a target (an identity-like first-order gradient) counts directly;
+    # other outputs without a graph are constants and contribute nothing.
+    target_ids = {id(t) for t in targets}
+    live = [(y, gy) for y, gy in zip(ys, gys)
+            if gy is not None and (y.creator_node is not None or id(y) in target_ids)]
     if live and targets:
         grads = chainlet.grad([y for y, _ in live], targets,
                               [backend.get_array_module(gy).asarray(gy, y.dtype)

@@ -151,3 +151,12 @@ def test_chainlet_grad_used_in_check_is_side_effect_free():
     y = chainlet.functions.sum(x * x)
     gradient_check.check_backward(lambda a: a * a, np.ones(2), np.ones(2))
     assert x.grad is None and y.grad is None
+
+
+def test_double_backward_when_the_gradient_is_the_output_gradient_itself():
+    # AddConstant's backward returns gy unchanged: the first-order gradient *is* an input of the
+    # checked function, which must still count (regression).
+    x, gy = _data((2, 3))
+    ggx = np.random.default_rng(4).uniform(-1, 1, x.shape)
+    gradient_check.check_double_backward(lambda a: a + 1.0, x, gy, ggx)
+    gradient_check.check_double_backward(lambda a: a * 3.0, x, gy, ggx)

@@ -36,7 +36,7 @@ def _einsum(xp: Any, in_subs: list, out_sub: str, arrays: tuple) -> Any:
     y = xp.asarray(y)
     if y.dtype != dtype:
         y = y.astype(dtype)
-    elif any(xp.shares_memory(y, a) for a in arrays):
+    elif any(xp.may_share_memory(y, a) for a in arrays):
         y = y.copy()  # a diagonal or transpose of an input comes back as a view
     return y
 

@@ -9,6 +9,7 @@ from chainlet.functions.pooling import _windows
 from chainlet.variable import Variable
 
 IntOrTuple = Union[int, tuple]
+Pooled = Union[Variable, tuple]
 
 
 class MaxPoolingND(FunctionNode):
@@ -49,7 +50,7 @@ class MaxPoolingND(FunctionNode):
 
 def _max_pooling(func: str, ndim: Optional[int], x: Any, ksize: IntOrTuple,
                  stride: Optional[IntOrTuple], pad: IntOrTuple, cover_all: bool,
-                 return_indices: bool) -> Any:
+                 return_indices: bool) -> Pooled:
     if ndim is None:
         x_ndim = len(x.shape)
         if x_ndim < 3:
@@ -66,7 +67,7 @@ def _max_pooling(func: str, ndim: Optional[int], x: Any, ksize: IntOrTuple,
 
 def max_pooling_nd(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
                    pad: IntOrTuple = 0, cover_all: bool = True,
-                   return_indices: bool = False) -> Any:
+                   return_indices: bool = False) -> Pooled:
     """Maximum over windows of ``ksize`` cells sliding over every spatial axis of ``x``.
 
     Output size per axis: ``(d + 2p - k) // s + 1``, or with ``cover_all``
@@ -100,7 +101,7 @@ def max_pooling_nd(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = Non
 
 def max_pooling_1d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
                    pad: IntOrTuple = 0, cover_all: bool = True,
-                   return_indices: bool = False) -> Any:
+                   return_indices: bool = False) -> Pooled:
     """Max pooling over the last axis of ``x`` of shape ``(N, C, L)``.
 
     See :func:`max_pooling_nd` for the arguments.
@@ -116,7 +117,7 @@ def max_pooling_1d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = Non
 
 def max_pooling_2d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
                    pad: IntOrTuple = 0, cover_all: bool = True,
-                   return_indices: bool = False) -> Any:
+                   return_indices: bool = False) -> Pooled:
     """Spatial max pooling of images ``x`` of shape ``(N, C, H, W)``.
 
     ``y[n, c, i, j]`` is the maximum of ``x[n, c]`` over the ``kh x kw`` window starting at
@@ -145,7 +146,7 @@ def max_pooling_2d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = Non
 
 def max_pooling_3d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
                    pad: IntOrTuple = 0, cover_all: bool = True,
-                   return_indices: bool = False) -> Any:
+                   return_indices: bool = False) -> Pooled:
     """Max pooling of volumes ``x`` of shape ``(N, C, D, H, W)``.
 
     See :func:`max_pooling_nd` for the arguments.
