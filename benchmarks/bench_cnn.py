@@ -5,8 +5,12 @@ conv 3x3 3->32 (pad 1) + relu, conv 3x3 32->64 (pad 1) + relu, 2x2 max pooling, 
 softmax cross entropy; forward and backward (gradients of all six parameters, none for the
 images). The reference does exactly the same arithmetic with NumPy only: im2col through a
 strided view, one matrix product per image, col2im with one strided addition per kernel
-offset, max pooling on the strided views of the four window offsets. Both run in the same process on the same data; the script checks that they agree and
-prints the best time of each and their ratio (target: chainlet within 1.3x).
+offset, 2x2 max pooling on the strided views of the four window offsets. A second figure
+times the 32->64 convolution alone (forward, then gradients of input, filter and bias).
+Both run in the same process on the same data, interleaved; the script first checks that
+they agree, then prints the best and median times and their ratio (target: chainlet within
+1.3x of the reference). Set OPENBLAS_NUM_THREADS=1 (or OMP_NUM_THREADS=1) for steadier
+figures on a busy machine.
 
 Run: python benchmarks/bench_cnn.py [--repeat N] [--batch N] [--dtype float32]
 """
@@ -125,14 +129,43 @@ def chainlet_step(x, t, params):
     return loss.array, tuple(p.grad for p in params)
 
 
-def best_of(fn, repeat):
-    times = []
+def numpy_conv_layer(h, W, b, gy):
+    y, col = _conv(h, W, b, 1)
+    return y, _conv_backward(gy, col, W, h.shape, 1, True)
+
+
+def chainlet_conv_layer(h, W, b, gy):
+    for v in (h, W, b):
+        v.grad = None
+    y = F.convolution_2d(h, W, b, pad=1)
+    y.grad = gy
+    y.backward()
+    return y.array, (h.grad, W.grad, b.grad)
+
+
+def compare(name, ref_fn, ch_fn, repeat):
+    """Interleave the two so that drifts in machine load hit both alike; print the figures."""
+    for _ in range(2):  # warm-up (allocator, BLAS threads)
+        ref_fn()
+        ch_fn()
+    ref_times, ch_times = [], []
     for _ in range(repeat):
-        gc.collect()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), float(np.median(times))
+        ref_times.append(timed(ref_fn))
+        ch_times.append(timed(ch_fn))
+    ref_best, ch_best = min(ref_times), min(ch_times)
+    ref_med, ch_med = float(np.median(ref_times)), float(np.median(ch_times))
+    print(f'{name} (best / median of {repeat}):')
+    print(f'  NumPy reference : {ref_best * 1e3:8.2f} ms / {ref_med * 1e3:8.2f} ms')
+    print(f'  chainlet        : {ch_best * 1e3:8.2f} ms / {ch_med * 1e3:8.2f} ms')
+    print(f'  ratio chainlet / NumPy: {ch_best / ref_best:.2f}x best, '
+          f'{ch_med / ref_med:.2f}x median (target <= 1.3x)')
+
+
+def timed(fn):
+    gc.collect()
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def main():
@@ -160,22 +193,22 @@ def main():
         np.testing.assert_allclose(g, r, rtol=tol * 10, atol=tol * np.abs(r).max(),
                                    err_msg=f'gradient of {name}')
 
-    for _ in range(2):  # warm-up (allocator, BLAS threads)
-        numpy_step(x, t, *arrays)
-        chainlet_step(x, t, params)
-    # Interleave the two so that drifts in machine load hit both alike.
-    ref_times, ch_times = [], []
-    for _ in range(args.repeat):
-        ref_times.append(best_of(lambda: numpy_step(x, t, *arrays), 1)[0])
-        ch_times.append(best_of(lambda: chainlet_step(x, t, params), 1)[0])
-    ref_best, ch_best = min(ref_times), min(ch_times)
-    ref_med, ch_med = float(np.median(ref_times)), float(np.median(ch_times))
-    print(f'CNN step, batch {n} of 3x32x32, {dtype.name}, forward+backward '
-          f'(best / median of {args.repeat}):')
-    print(f'  NumPy reference : {ref_best * 1e3:8.2f} ms / {ref_med * 1e3:8.2f} ms')
-    print(f'  chainlet        : {ch_best * 1e3:8.2f} ms / {ch_med * 1e3:8.2f} ms')
-    print(f'  ratio chainlet / NumPy: {ch_best / ref_best:.2f}x best, '
-          f'{ch_med / ref_med:.2f}x median (target <= 1.3x)')
+    compare(f'CNN step, batch {n} of 3x32x32, {dtype.name}, forward+backward',
+            lambda: numpy_step(x, t, *arrays), lambda: chainlet_step(x, t, params), args.repeat)
+
+    # The second convolution alone (the bulk of the step), with the gradient of its input.
+    h = np.maximum(rng.standard_normal((n, 32, 32, 32)), 0).astype(dtype)
+    gy = rng.standard_normal((n, 64, 32, 32)).astype(dtype)
+    W2, b2 = arrays[2], arrays[3]
+    hv, W2v, b2v = (chainlet.Variable(a.copy()) for a in (h, W2, b2))
+    y_ref, g_ref = numpy_conv_layer(h, W2, b2, gy)
+    y, g = chainlet_conv_layer(hv, W2v, b2v, gy)
+    np.testing.assert_allclose(y, y_ref, rtol=tol, atol=tol)
+    for a, r in zip(g, g_ref):
+        np.testing.assert_allclose(a, r, rtol=tol * 10, atol=tol * np.abs(r).max())
+    compare(f'conv 3x3 32->64 pad 1 on {n}x32x32x32, forward+backward (gx, gW, gb)',
+            lambda: numpy_conv_layer(h, W2, b2, gy),
+            lambda: chainlet_conv_layer(hv, W2v, b2v, gy), args.repeat)
 
 
 if __name__ == '__main__':

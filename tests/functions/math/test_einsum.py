@@ -12,6 +12,7 @@ class TestEinsum(FunctionTestCase):
               {'spec': 'ij,jk', 'shapes': ((2, 3), (3, 4))},
               {'spec': 'ij->ji', 'shapes': ((2, 3),)},
               {'spec': 'ij->', 'shapes': ((2, 3),)},
+              {'spec': 'ij', 'shapes': ((2, 3),)},
               {'spec': 'i,i', 'shapes': ((3,), (3,))},
               {'spec': 'i,j->ij', 'shapes': ((3,), (2,))},
               {'spec': 'ij,ik,jkl->il', 'shapes': ((3, 2), (3, 2), (2, 2, 4))},

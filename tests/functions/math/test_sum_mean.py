@@ -24,15 +24,12 @@ class TestSum(FunctionTestCase):
         return np.random.uniform(-1, 1, self.shape).astype(self.dtype),
 
     def forward(self, inputs, device):
-        # Workaround: for a 0-d input the gradient of sum is the incoming gy Variable itself,
-        # which gradient_check.check_double_backward drops (it has no creator); scaling the
-        # output puts a node in between.
-        return F.sum(inputs[0], axis=self.axis, keepdims=self.keepdims) * 2.0,
+        return F.sum(inputs[0], axis=self.axis, keepdims=self.keepdims),
 
     def forward_expected(self, inputs):
         x, = inputs
-        y = x.astype(np.float64).sum(axis=self.axis, keepdims=self.keepdims) * 2.0
-        return np.asarray(y, self.dtype),
+        return np.asarray(x.astype(np.float64).sum(axis=self.axis, keepdims=self.keepdims),
+                          self.dtype),
 
 
 class TestMean(FunctionTestCase):
