@@ -64,7 +64,8 @@ class GetItemGrad(FunctionNode):
         elif xp is numpy:
             numpy.add.at(gx, self.slices, gy)
         else:
-            gx.scatter_add(self.slices, gy)
+            import cupyx
+            cupyx.scatter_add(gx, self.slices, gy)
         return gx,
 
     def backward(self, indexes, grad_outputs):

@@ -25,6 +25,8 @@ import math
 import numbers
 from typing import Any, Optional, Sequence
 
+import numpy
+
 from chainlet import backend
 from chainlet import type_check
 
@@ -187,8 +189,11 @@ def im2col_view(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequ
     strides = st[:2] + tuple(st[2 + i] * dilate[i] for i in range(nd)) + \
         tuple(st[2 + i] * stride[i] for i in range(nd))
     shape = padded.shape[:2] + tuple(ksize) + tuple(outsize)
-    return xp.lib.stride_tricks.as_strided(padded, shape=shape, strides=strides,
-                                           writeable=False)
+    if xp is numpy:
+        return numpy.lib.stride_tricks.as_strided(padded, shape=shape, strides=strides,
+                                                  writeable=False)
+    # CuPy's as_strided has no ``writeable`` flag; the view is only ever read.
+    return xp.lib.stride_tricks.as_strided(padded, shape=shape, strides=strides)
 
 
 def im2col(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int],

@@ -9,6 +9,7 @@ repeated letters (diagonals, as in ``'ii->i'``) are scattered back onto the diag
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy
@@ -149,8 +150,9 @@ def _parse(args: tuple) -> tuple:
         for s in sublist:
             if s is Ellipsis:
                 out += _ELLIPSIS
-            elif isinstance(s, int) and not isinstance(s, bool) and 0 <= s < len(_LETTERS):
-                out += _LETTERS[s]
+            elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and \
+                    0 <= s < len(_LETTERS):
+                out += _LETTERS[int(s)]
             else:
                 raise ValueError(f'einsum: sublists must hold ints in [0, {len(_LETTERS)}) or '
                                  f'Ellipsis, got {s!r}')

@@ -1,0 +1,1 @@
+"""The facade's engine: symbolic tensors, nodes, layers, and graph building."""
