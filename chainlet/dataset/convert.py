@@ -1,0 +1,135 @@
+"""Turn a list of examples into batched arrays: ``concat_examples`` and ``to_device``.
+
+Example:
+    >>> import numpy as np
+    >>> from chainlet.dataset import concat_examples
+    >>> batch = [(np.array([1, 2]), 0), (np.array([3, 4]), 1)]
+    >>> x, t = concat_examples(batch)
+    >>> x
+    array([[1, 2],
+           [3, 4]])
+    >>> t
+    array([0, 1])
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainlet import backend
+
+
+def to_device(device: Any, x: Any) -> Any:
+    """Send an array (or a list/tuple of arrays) to ``device``.
+
+    Args:
+        device: ``None`` leaves ``x`` where it is; otherwise any spec that
+            :func:`chainlet.backend.parse_device_spec` accepts: ``-1``, ``'@numpy'`` or
+            ``'cpu'`` for the CPU, a GPU id ``N``, ``'@cupy:N'`` or ``'cuda:N'`` for a GPU.
+        x: An array, or a list or tuple of arrays.
+
+    Returns:
+        ``x`` on the requested device (the same object when it is already there).
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.dataset import to_device
+        >>> a = np.zeros(2)
+        >>> to_device(None, a) is a, to_device('@numpy', a) is a
+        (True, True)
+    """
+    if device is None:
+        return x
+    device_id = backend.parse_device_spec(device)
+    if device_id < 0:
+        return backend.to_cpu(x)
+    return backend.to_gpu(x, device_id)
+
+
+def _is_array(x: Any) -> bool:
+    return backend.is_array(x)
+
+
+def _concat_arrays(arrays: list, padding: Any) -> Any:
+    if not _is_array(arrays[0]):
+        # Python numbers, NumPy scalars and lists become one NumPy array directly.
+        arrays = numpy.asarray(arrays)
+        if padding is None:
+            return arrays
+        arrays = list(arrays)
+    xp = backend.get_array_module(arrays[0])
+    if padding is None:
+        shapes = {a.shape for a in arrays}
+        if len(shapes) > 1:
+            raise ValueError(f'concat_examples: the examples have different shapes '
+                             f'{sorted(shapes)}; pass padding= to pad them to a common shape')
+        return xp.stack(arrays)
+    ndims = {a.ndim for a in arrays}
+    if len(ndims) > 1:
+        raise ValueError(f'concat_examples: padding needs examples of the same number of '
+                         f'dimensions, got {sorted(ndims)}')
+    shape = numpy.max([a.shape for a in arrays], axis=0) if arrays[0].ndim else ()
+    result = xp.full((len(arrays),) + tuple(int(s) for s in shape), padding,
+                     dtype=arrays[0].dtype)
+    for i, a in enumerate(arrays):
+        result[(i,) + tuple(slice(s) for s in a.shape)] = a
+    return result
+
+
+def concat_examples(batch: list, device: Any = None, padding: Any = None) -> Any:
+    """Concatenate a list of examples into batched arrays.
+
+    The examples' structure decides the result: tuples give a tuple of arrays (one per
+    position), dicts give a dict of arrays (one per key), and arrays or numbers give one array.
+    Each array has a new leading batch axis.
+
+    Args:
+        batch: A non-empty list of examples, as an iterator returns.
+        device: Where to put the result (see :func:`to_device`); ``None`` keeps the arrays on
+            the device the examples are on. A GPU is used only when asked for.
+        padding: ``None`` requires all examples to have the same shape. Otherwise a value
+            used to pad every array to the largest shape along each axis; for tuple or dict
+            examples it may be a tuple or dict giving one value per position or key.
+
+    Returns:
+        A tuple, a dict or an array, matching the structure of the examples.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.dataset import concat_examples
+        >>> batch = [{'x': np.array([1, 2, 3])}, {'x': np.array([4])}]
+        >>> concat_examples(batch, padding=-1)['x']
+        array([[ 1,  2,  3],
+               [ 4, -1, -1]])
+    """
+    if not isinstance(batch, (list, tuple)) and not _is_array(batch):
+        raise TypeError(f'concat_examples: batch must be a list of examples, '
+                        f'got {type(batch).__name__}')
+    if len(batch) == 0:
+        raise ValueError('concat_examples: batch is empty')
+    first = batch[0]
+    if isinstance(first, tuple):
+        n = len(first)
+        paddings = padding if isinstance(padding, tuple) else (padding,) * n
+        if len(paddings) != n:
+            raise ValueError(f'concat_examples: padding has {len(paddings)} entries but the '
+                             f'examples have {n}')
+        for example in batch:
+            if not isinstance(example, tuple) or len(example) != n:
+                raise ValueError(f'concat_examples: every example must be a tuple of length '
+                                 f'{n}, got {example!r:.60}')
+        return tuple(to_device(device, _concat_arrays([e[i] for e in batch], paddings[i]))
+                     for i in range(n))
+    if isinstance(first, dict):
+        paddings = padding if isinstance(padding, dict) else {k: padding for k in first}
+        result = {}
+        for key in first:
+            try:
+                values = [e[key] for e in batch]
+            except KeyError:
+                raise ValueError(f'concat_examples: key {key!r} of the first example is missing '
+                                 f'in another one') from None
+            result[key] = to_device(device, _concat_arrays(values, paddings.get(key)))
+        return result
+    return to_device(device, _concat_arrays(list(batch), padding))

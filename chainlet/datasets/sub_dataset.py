@@ -1,0 +1,168 @@
+"""``SubDataset`` and the helpers that split a dataset into parts."""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy
+
+from chainlet.dataset.dataset_mixin import DatasetMixin
+
+
+def _check_int(owner: str, name: str, value: Any) -> int:
+    if isinstance(value, (bool, numpy.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f'{owner}: {name} must be an int, got {type(value).__name__}')
+    return int(value)
+
+
+class SubDataset(DatasetMixin):
+    """A view of the examples ``start .. finish - 1`` of a dataset, optionally reordered.
+
+    Example ``i`` of the view is ``dataset[order[start + i]]`` (``dataset[start + i]`` without
+    an ``order``). Nothing is copied.
+
+    Args:
+        dataset: The base dataset.
+        start: First position (inclusive) in the (reordered) base dataset.
+        finish: Last position (exclusive).
+        order: A permutation of ``range(len(dataset))`` (or any integer array of that
+            length) mapping positions to base indices; ``None`` keeps the base order.
+        subset_size: If given, the view holds only the first ``subset_size`` examples of
+            ``start .. finish - 1`` (``0 <= subset_size <= finish - start``).
+
+    Example:
+        >>> from chainlet.datasets import SubDataset
+        >>> sub = SubDataset(list('abcdef'), 1, 4, order=[5, 4, 3, 2, 1, 0])
+        >>> len(sub), sub[0], sub[:]
+        (3, 'e', ['e', 'd', 'c'])
+    """
+
+    def __init__(self, dataset: Any, start: int, finish: int, order: Any = None,
+                 subset_size: int | None = None) -> None:
+        start = _check_int('SubDataset', 'start', start)
+        finish = _check_int('SubDataset', 'finish', finish)
+        n = len(dataset)
+        if not 0 <= start <= finish <= n:
+            raise ValueError(f'SubDataset: expected 0 <= start <= finish <= len(dataset) = {n}, '
+                             f'got start={start}, finish={finish}')
+        if order is not None:
+            order = numpy.asarray(order)
+            if order.ndim != 1 or len(order) != n:
+                raise ValueError(f'SubDataset: order must be a 1-d array of the dataset length '
+                                 f'{n}, got shape {order.shape}')
+            if order.dtype.kind not in 'iu':
+                raise TypeError(f'SubDataset: order must hold integers, got {order.dtype}')
+        size = finish - start
+        if subset_size is not None:
+            subset_size = _check_int('SubDataset', 'subset_size', subset_size)
+            if not 0 <= subset_size <= size:
+                raise ValueError(f'SubDataset: subset_size must be in [0, finish - start = '
+                                 f'{size}], got {subset_size}')
+            size = subset_size
+        self._dataset = dataset
+        self._start = start
+        self._finish = start + size
+        self._size = size
+        self._order = order
+
+    def __len__(self) -> int:
+        return self._size
+
+    def get_example(self, i: int) -> Any:
+        index = self._start + i
+        if self._order is not None:
+            index = int(self._order[index])
+        return self._dataset[index]
+
+
+def split_dataset(dataset: Any, split_at: int, order: Any = None) -> tuple[SubDataset, SubDataset]:
+    """Split a dataset into two parts at position ``split_at``.
+
+    Args:
+        dataset: The dataset to split.
+        split_at: Length of the first part, ``0 <= split_at <= len(dataset)``.
+        order: Optional permutation applied before splitting (see :class:`SubDataset`).
+
+    Returns:
+        ``(first, second)``: the examples ``[0, split_at)`` and ``[split_at, len)``.
+
+    Example:
+        >>> from chainlet.datasets import split_dataset
+        >>> a, b = split_dataset(list(range(5)), 2)
+        >>> a[:], b[:]
+        ([0, 1], [2, 3, 4])
+    """
+    split_at = _check_int('split_dataset', 'split_at', split_at)
+    n = len(dataset)
+    if not 0 <= split_at <= n:
+        raise ValueError(f'split_dataset: split_at must be in [0, len(dataset) = {n}], '
+                         f'got {split_at}')
+    return SubDataset(dataset, 0, split_at, order), SubDataset(dataset, split_at, n, order)
+
+
+def split_dataset_random(dataset: Any, first_size: int,
+                         seed: int | None = None) -> tuple[SubDataset, SubDataset]:
+    """Split a dataset into two parts of random examples.
+
+    Args:
+        dataset: The dataset to split.
+        first_size: Length of the first part.
+        seed: Seed of the ``numpy.random.RandomState`` that draws the permutation; ``None``
+            draws a fresh one each call.
+
+    Returns:
+        ``(first, second)``; together they hold every example exactly once.
+
+    Example:
+        >>> from chainlet.datasets import split_dataset_random
+        >>> a, b = split_dataset_random(list(range(10)), 7, seed=0)
+        >>> len(a), len(b), sorted(a[:] + b[:]) == list(range(10))
+        (7, 3, True)
+    """
+    order = numpy.random.RandomState(seed).permutation(len(dataset))
+    return split_dataset(dataset, first_size, order)
+
+
+def split_dataset_n(dataset: Any, n: int, order: Any = None) -> list[SubDataset]:
+    """Split a dataset into ``n`` parts of ``len(dataset) // n`` examples (the last one longer).
+
+    Args:
+        dataset: The dataset to split.
+        n: Number of parts, ``1 <= n``.
+        order: Optional permutation applied before splitting.
+
+    Returns:
+        A list of ``n`` :class:`SubDataset`; the last one also takes the remainder.
+
+    Example:
+        >>> from chainlet.datasets import split_dataset_n
+        >>> [p[:] for p in split_dataset_n(list(range(7)), 3)]
+        [[0, 1], [2, 3], [4, 5, 6]]
+    """
+    n = _check_int('split_dataset_n', 'n', n)
+    if n < 1:
+        raise ValueError(f'split_dataset_n: n must be at least 1, got {n}')
+    total = len(dataset)
+    size = total // n
+    bounds = [size * i for i in range(n)] + [total]
+    return [SubDataset(dataset, bounds[i], bounds[i + 1], order) for i in range(n)]
+
+
+def split_dataset_n_random(dataset: Any, n: int, seed: int | None = None) -> list[SubDataset]:
+    """Split a dataset into ``n`` parts of random examples (see :func:`split_dataset_n`).
+
+    Args:
+        dataset: The dataset to split.
+        n: Number of parts.
+        seed: Seed of the ``numpy.random.RandomState`` that draws the permutation.
+
+    Returns:
+        A list of ``n`` :class:`SubDataset`.
+
+    Example:
+        >>> from chainlet.datasets import split_dataset_n_random
+        >>> [len(p) for p in split_dataset_n_random(list(range(10)), 3, seed=1)]
+        [3, 3, 4]
+    """
+    order = numpy.random.RandomState(seed).permutation(len(dataset))
+    return split_dataset_n(dataset, n, order)

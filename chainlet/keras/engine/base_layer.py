@@ -1,0 +1,546 @@
+"""The Keras-style ``Layer``: a chainlet ``Link`` that can also be called on symbolic tensors.
+
+``Layer.__call__`` decides once whether its inputs are symbolic:
+
+* **symbolic** (``KerasTensor``): build the layer from the input shapes if needed, infer the output
+  shapes (``compute_output_shape``, or by running ``call`` on small zero batches of two sizes in
+  no-backprop mode), and record a :class:`~chainlet.keras.engine.node.Node`;
+* **eager** (arrays or Variables): run ``call`` define-by-run and return Variables, so a layer can be
+  used inside an ordinary chainlet training loop.
+
+Weights are chainlet :class:`~chainlet.Parameter` objects made by :meth:`Layer.add_weight`.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import re
+import threading
+from typing import Any, Optional
+
+import numpy
+
+import chainlet
+import chainlet.functions as F
+from chainlet import Chain, Link, Parameter, Variable
+from chainlet.keras.engine.input_spec import InputSpec
+from chainlet.keras.engine.keras_tensor import KerasTensor
+from chainlet.keras.engine.node import Node
+from chainlet.keras.engine.tree import flatten, map_structure
+
+_name_counts: collections.Counter = collections.Counter()
+_name_lock = threading.Lock()
+
+
+def to_snake_case(name: str) -> str:
+    """``Conv2DTranspose`` -> ``conv2d_transpose``."""
+    s = re.sub(r'(.)([A-Z][a-z]+)', r'\1_\2', name)
+    return re.sub(r'([a-z])([A-Z])', r'\1_\2', s).lower()
+
+
+def unique_name(base: str) -> str:
+    """``dense``, then ``dense_1``, ``dense_2``... (unique in this process)."""
+    with _name_lock:
+        n = _name_counts[base]
+        _name_counts[base] += 1
+    return base if n == 0 else f'{base}_{n}'
+
+
+def reset_name_counts() -> None:
+    """Restart automatic layer numbering (``keras.backend.clear_session`` calls this)."""
+    with _name_lock:
+        _name_counts.clear()
+
+
+class _CallContext(threading.local):
+    """The ``training`` flag and the losses of the outermost layer call in progress."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.training: Optional[bool] = None
+
+
+_call_context = _CallContext()
+
+_SIGNATURES: dict = {}
+
+
+def _call_accepts(cls: type, name: str) -> bool:
+    key = (cls, name)
+    if key not in _SIGNATURES:
+        params = inspect.signature(cls.call).parameters
+        _SIGNATURES[key] = name in params or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    return _SIGNATURES[key]
+
+
+def _shape_of(x: Any) -> tuple:
+    return tuple(x.shape)
+
+
+def _dtype_of(x: Any) -> Any:
+    return x.dtype
+
+
+class Layer(Chain):
+    """Base class of Keras layers.
+
+    Args:
+        trainable: Whether the layer's weights are updated by training.
+        name: Name (unique within a model); automatic (``dense``, ``dense_1``...) when ``None``.
+        dtype: Dtype of the weights and computations (``'float32'`` by default); floating inputs
+            of another dtype are cast to it.
+        input_shape: Shape without the batch dimension; lets a ``Sequential`` build at once.
+        batch_input_shape, batch_size, input_dim: Other ways to give the input shape.
+        activity_regularizer: Regularizer applied to the output (added to ``losses``).
+
+    Subclasses implement ``build(input_shape)`` (create weights with :meth:`add_weight`),
+    ``call(inputs, training=None)`` and optionally ``compute_output_shape(input_shape)`` and
+    ``get_config()``.
+    """
+
+    def __init__(self, trainable: bool = True, name: Optional[str] = None, dtype: Any = None,
+                 input_shape: Any = None, batch_input_shape: Any = None,
+                 batch_size: Optional[int] = None, input_dim: Optional[int] = None,
+                 activity_regularizer: Any = None, **kwargs: Any) -> None:
+        kwargs.pop('autocast', None)
+        if kwargs:
+            raise TypeError(f'{type(self).__name__}: unexpected keyword argument(s) '
+                            f'{sorted(kwargs)}')
+        super().__init__()
+        d = self.__dict__
+        d['name'] = name or unique_name(to_snake_case(type(self).__name__))
+        d['_trainable'] = bool(trainable)
+        d['built'] = False
+        d['_inbound_nodes'] = []
+        d['_outbound_nodes'] = []
+        d['_weights'] = []
+        d['_non_trainable_ids'] = set()
+        d['_weight_regularizers'] = []
+        d['_call_losses'] = []
+        d['_sublayers'] = collections.OrderedDict()
+        d['input_spec'] = None
+        d['_dtype'] = numpy.dtype(dtype or 'float32').name
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        if batch_input_shape is None and input_shape is not None:
+            batch_input_shape = (batch_size,) + tuple(input_shape)
+        d['_batch_input_shape'] = None if batch_input_shape is None else tuple(batch_input_shape)
+        from chainlet.keras import regularizers
+        d['activity_regularizer'] = regularizers.get(activity_regularizer)
+
+    # -- attribute tracking: layers and parameters are registered when assigned --
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+        if '_sublayers' in d and not name.startswith('_'):
+            if isinstance(value, Link):
+                d['_sublayers'][name] = value
+            elif isinstance(value, (list, tuple)) and value and \
+                    all(isinstance(v, Link) for v in value):
+                for i, v in enumerate(value):
+                    d['_sublayers'][f'{name}.{i}'] = v
+            elif name in d['_sublayers']:
+                del d['_sublayers'][name]
+        if isinstance(value, Parameter) and '_params' in d and name not in d['_params']:
+            d['_params'].append(name)
+        object.__setattr__(self, name, value)
+
+    def _child_items(self):
+        seen = set()
+        for name, layer in self.__dict__.get('_sublayers', {}).items():
+            if id(layer) not in seen:
+                seen.add(id(layer))
+                yield name, layer
+
+    # -- properties --
+
+    @property
+    def dtype(self) -> str:
+        """The layer's compute and weight dtype name."""
+        return self._dtype
+
+    @property
+    def trainable(self) -> bool:
+        """Whether training updates this layer's weights (also sets it on sublayers)."""
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        for layer in self._flatten_layers():
+            layer.__dict__['_trainable'] = bool(value)
+
+    def _flatten_layers(self, include_self: bool = True) -> list:
+        """This layer and every Keras layer below it, each once."""
+        out, seen = [], set()
+        stack = [self] if include_self else [c for _, c in self._child_items()]
+        while stack:
+            layer = stack.pop(0)
+            if id(layer) in seen or not isinstance(layer, Layer):
+                continue
+            seen.add(id(layer))
+            out.append(layer)
+            stack.extend(c for _, c in layer._child_items())
+        return out
+
+    def _own_weights(self, trainable: Optional[bool]) -> list:
+        out = []
+        for p in self._weights:
+            is_trainable = self._trainable and id(p) not in self._non_trainable_ids
+            if trainable is None or trainable == is_trainable:
+                out.append(p)
+        return out
+
+    def _collect_weights(self, trainable: Optional[bool]) -> list:
+        out, seen = [], set()
+        for layer in self._flatten_layers():
+            for p in layer._own_weights(trainable):
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    out.append(p)
+            for _, link in layer._child_items():  # plain chainlet links wrapped in a layer
+                if not isinstance(link, Layer):
+                    for p in link.params():
+                        if id(p) not in seen and (trainable is None or
+                                                  trainable == layer._trainable):
+                            seen.add(id(p))
+                            out.append(p)
+        return out
+
+    @property
+    def trainable_weights(self) -> list:
+        """Parameters updated by training (empty when ``trainable`` is False)."""
+        return self._collect_weights(True)
+
+    @property
+    def non_trainable_weights(self) -> list:
+        """Parameters not updated by gradient descent (frozen, or state like moving means)."""
+        return self._collect_weights(False)
+
+    @property
+    def weights(self) -> list:
+        """All weights: trainable ones first, then the others (Keras's order)."""
+        return self.trainable_weights + self.non_trainable_weights
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    variables = weights
+
+    # -- weights --
+
+    def add_weight(self, name: Optional[str] = None, shape: Any = None, dtype: Any = None,
+                   initializer: Any = None, regularizer: Any = None, trainable: bool = True,
+                   constraint: Any = None, **kwargs: Any) -> Parameter:
+        """Create a weight (a chainlet Parameter) and register it on this layer.
+
+        Args:
+            name: Weight name (``kernel``, ``bias``, ...), unique within the layer.
+            shape: Shape of the weight.
+            dtype: Dtype (the layer's by default).
+            initializer: Keras initializer name or object (``'glorot_uniform'`` by default for
+                floats), or a chainlet initializer.
+            regularizer: Keras regularizer name or object; its penalty joins ``losses``.
+            trainable: False for state such as moving statistics.
+            constraint: Callable applied to the array after each optimizer update.
+        """
+        from chainlet.keras import initializers, regularizers
+        dtype = numpy.dtype(dtype or self._dtype)
+        if initializer is None:
+            initializer = 'glorot_uniform' if dtype.kind == 'f' else 'zeros'
+        init = initializers.get(initializer)
+        shape = () if shape is None else tuple(int(s) for s in shape)
+        array = numpy.empty(shape, dtype)
+        init(array)
+        param = Parameter(array)
+        base = name or 'variable'
+        attr, k = base, 1
+        while attr in self.__dict__:
+            attr, k = f'{base}_{k}', k + 1
+        param.name = attr
+        setattr(self, attr, param)
+        if self._gpu_id >= 0:
+            param.to_gpu(self._gpu_id)
+        self._weights.append(param)
+        if not trainable:
+            self._non_trainable_ids.add(id(param))
+        reg = regularizers.get(regularizer)
+        if reg is not None:
+            self._weight_regularizers.append((param, reg))
+        if constraint is not None:
+            from chainlet.keras import constraints
+            # Constraints are applied by the trainer after each optimizer update.
+            self.__dict__.setdefault('_constraints', []).append(
+                (param, constraints.get(constraint)))
+        return param
+
+    def get_weights(self) -> list:
+        """Weights as NumPy arrays, in :attr:`weights` order."""
+        return [chainlet.backend.to_cpu(p.array).copy() for p in self.weights]
+
+    def set_weights(self, weights: list) -> None:
+        """Set weights from arrays in :attr:`weights` order (shapes must match)."""
+        params = self.weights
+        if len(weights) != len(params):
+            raise ValueError(f'Layer "{self.name}": set_weights expected a list of '
+                             f'{len(params)} arrays, got {len(weights)}')
+        for p, w in zip(params, weights):
+            w = numpy.asarray(w)
+            if tuple(w.shape) != tuple(p.shape):
+                raise ValueError(f'Layer "{self.name}": weight {p.name} has shape {p.shape}, '
+                                 f'the provided array has shape {w.shape}')
+            chainlet.backend.copyto(p.array, w.astype(p.dtype))
+
+    # -- losses --
+
+    def add_loss(self, loss: Any) -> None:
+        """Add a loss (a scalar Variable or array) produced during the current call."""
+        self._call_losses.append(loss)
+
+    @property
+    def losses(self) -> list:
+        """Losses of the last call (``add_loss``, activity regularizers) and weight penalties,
+        for this layer and all sublayers."""
+        out = []
+        for layer in self._flatten_layers():
+            out.extend(layer._call_losses)
+            for param, reg in layer._weight_regularizers:
+                out.append(reg(param))
+        return out
+
+    # -- build and shape inference --
+
+    def build(self, input_shape: Any) -> None:
+        """Create the weights from the input shape (``None`` batch dimension)."""
+        self.built = True
+
+    def _maybe_build(self, input_shape: Any) -> None:
+        if not self.built:
+            self.build(input_shape)
+            self.built = True
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """Output shape(s) for ``input_shape``; by default inferred by running ``call``."""
+        def is_shape(s: Any) -> bool:
+            return isinstance(s, tuple) and all(d is None or isinstance(d, int) for d in s)
+
+        def to_tensor(s: Any) -> Any:
+            return KerasTensor(s, self._dtype)
+        if is_shape(input_shape):
+            inputs = to_tensor(input_shape)
+        else:
+            inputs = [to_tensor(s) for s in input_shape]
+        self._maybe_build(input_shape)
+        spec = self._infer_output_spec(inputs, (), {})
+        return map_structure(lambda t: t.shape, spec)
+
+    def _has_output_shape_rule(self) -> bool:
+        return type(self).compute_output_shape is not Layer.compute_output_shape
+
+    def compute_output_spec(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        """KerasTensors describing the outputs of a symbolic call."""
+        if self._has_output_shape_rule():
+            shapes = self.compute_output_shape(map_structure(_shape_of, inputs))
+            return _shapes_to_tensors(shapes, self._dtype)
+        return self._infer_output_spec(inputs, args, kwargs)
+
+    def _infer_output_spec(self, inputs: Any, args: tuple, kwargs: dict) -> Any:
+        """Run ``call`` on zero batches of sizes 2 and 3; axes whose size differs are unknown."""
+        runs = []
+        for size in (2, 3):
+            def zeros(t: Any, size: int = size) -> Any:
+                if not isinstance(t, KerasTensor):
+                    return t
+                shape = tuple(size if s is None else s for s in t.shape)
+                return Variable(numpy.zeros(shape, t.dtype), requires_grad=False)
+            sample = map_structure(zeros, inputs)
+            sample_args = map_structure(zeros, args)
+            sample_kwargs = map_structure(zeros, kwargs)
+            with chainlet.no_backprop_mode():
+                out = self._call_eager(sample, sample_args, sample_kwargs, spec_inference=True)
+            runs.append(out)
+
+        def merge(a: Any, b: Any) -> Any:
+            shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape))
+            return KerasTensor(shape, a.dtype)
+        flat_a, flat_b = flatten(runs[0]), flatten(runs[1])
+        merged = iter([merge(a, b) for a, b in zip(flat_a, flat_b)])
+        return map_structure(lambda _: next(merged), runs[0])
+
+    # -- calling --
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not args:
+            raise TypeError(f'Layer "{self.name}" was called without inputs')
+        inputs, rest = args[0], args[1:]
+        flat = flatten((inputs, rest, kwargs))
+        if any(isinstance(t, KerasTensor) for t in flat):
+            return self._call_symbolic(inputs, rest, kwargs)
+        return self._call_eager(inputs, rest, kwargs)
+
+    def _check_spec(self, inputs: Any) -> None:
+        spec = self.input_spec
+        if spec is None:
+            return
+        tensors = flatten(inputs)
+        specs = spec if isinstance(spec, (list, tuple)) else [spec]
+        if len(specs) != len(tensors) and len(specs) > 1:
+            raise ValueError(f'Layer "{self.name}" expects {len(specs)} input(s), but it '
+                             f'received {len(tensors)} input tensors')
+        for i, (s, t) in enumerate(zip(specs, tensors)):
+            if s is not None and hasattr(t, 'shape'):
+                s.check(self.name, i, tuple(t.shape), t.dtype)
+
+    def _input_shapes(self, inputs: Any) -> Any:
+        shapes = map_structure(lambda t: tuple(t.shape) if hasattr(t, 'shape') else None, inputs)
+        if isinstance(shapes, list):
+            return shapes
+        if isinstance(shapes, tuple) and shapes and isinstance(shapes[0], tuple):
+            return list(shapes)
+        return shapes
+
+    def _call_symbolic(self, inputs: Any, args: tuple, kwargs: dict) -> Any:
+        self._check_spec(inputs)
+        self._maybe_build(self._input_shapes(inputs))
+        outputs = self.compute_output_spec(inputs, *args, **kwargs)
+        Node(self, call_args=(inputs,) + tuple(args), call_kwargs=kwargs, outputs=outputs)
+        return outputs
+
+    def _cast_input(self, x: Any) -> Any:
+        if isinstance(x, (numpy.ndarray, Variable)) or chainlet.backend.is_array(x):
+            if not isinstance(x, Variable):
+                x = Variable(x, requires_grad=False)
+            if x.dtype.kind == 'f' and x.dtype != self._dtype and \
+                    numpy.dtype(self._dtype).kind == 'f':
+                x = F.cast(x, self._dtype)
+        return x
+
+    def _call_eager(self, inputs: Any, args: tuple, kwargs: dict,
+                    spec_inference: bool = False) -> Any:
+        inputs = map_structure(self._cast_input, inputs)
+        self._check_spec(inputs)
+        self._maybe_build(self._input_shapes(inputs))
+        ctx = _call_context
+        outermost = ctx.depth == 0
+        kwargs = dict(kwargs)
+        training = kwargs.pop('training', None)
+        old_training = ctx.training
+        if training is None:
+            training = ctx.training
+        if outermost and not spec_inference:
+            for layer in self._flatten_layers():
+                layer._call_losses.clear()
+        if _call_accepts(type(self), 'training'):
+            kwargs['training'] = training
+        ctx.depth += 1
+        ctx.training = training
+        try:
+            outputs = self.call(inputs, *args, **kwargs)
+        finally:
+            ctx.depth -= 1
+            ctx.training = old_training
+        if self.activity_regularizer is not None and not spec_inference:
+            for out in flatten(outputs):
+                if isinstance(out, Variable):
+                    self.add_loss(self.activity_regularizer(out))
+        return outputs
+
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        """The computation (on Variables); subclasses implement it."""
+        return inputs
+
+    forward = __call__
+
+    # -- graph access --
+
+    def _single_node(self, attr: str) -> Node:
+        if not self._inbound_nodes:
+            raise AttributeError(f'The layer "{self.name}" has never been called and thus has no '
+                                 f'defined {attr}.')
+        if len(self._inbound_nodes) > 1:
+            raise AttributeError(
+                f'The layer "{self.name}" has been called {len(self._inbound_nodes)} times (it is '
+                f'shared), so its {attr} is ambiguous; use get_{attr}_at(node_index) instead.')
+        return self._inbound_nodes[0]
+
+    @property
+    def input(self) -> Any:
+        """The symbolic input of a layer called once."""
+        return _unwrap(self._single_node('input').input_tensors)
+
+    @property
+    def output(self) -> Any:
+        """The symbolic output of a layer called once (shared layers: ``get_output_at``)."""
+        return self._single_node('output').outputs
+
+    def get_input_at(self, node_index: int) -> Any:
+        """The symbolic input(s) of the ``node_index``-th call."""
+        return _unwrap(self._node_at(node_index).input_tensors)
+
+    def get_output_at(self, node_index: int) -> Any:
+        """The symbolic output(s) of the ``node_index``-th call."""
+        return self._node_at(node_index).outputs
+
+    def _node_at(self, node_index: int) -> Node:
+        if not 0 <= node_index < len(self._inbound_nodes):
+            raise ValueError(f'Layer "{self.name}": asked for node {node_index}, but it has '
+                             f'{len(self._inbound_nodes)} inbound node(s)')
+        return self._inbound_nodes[node_index]
+
+    @property
+    def output_shape(self) -> Any:
+        """Output shape of a layer called once."""
+        return map_structure(lambda t: t.shape, self.output)
+
+    @property
+    def inbound_nodes(self) -> list:
+        return self._inbound_nodes
+
+    @property
+    def outbound_nodes(self) -> list:
+        return self._outbound_nodes
+
+    # -- config --
+
+    def get_config(self) -> dict:
+        """Constructor arguments that recreate this layer (without weights)."""
+        config = {'name': self.name, 'trainable': self.trainable, 'dtype': self._dtype}
+        if self._batch_input_shape is not None:
+            config['batch_input_shape'] = self._batch_input_shape
+        if self.activity_regularizer is not None:
+            from chainlet.keras import regularizers
+            config['activity_regularizer'] = regularizers.serialize(self.activity_regularizer)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict) -> 'Layer':
+        """Create a layer from :meth:`get_config`'s output."""
+        return cls(**config)
+
+    def count_params(self) -> int:
+        """Number of scalars in the layer's weights."""
+        if not self.built and not self._weights:
+            raise ValueError(f'You tried to call count_params on layer "{self.name}", but the '
+                             f'layer is not built. Build it first (call it on data or '
+                             f'layer.build(input_shape)).')
+        return int(sum(p.size for p in self.weights))
+
+    def _repr_args(self) -> dict:
+        return {'name': self.name}
+
+    def __repr__(self) -> str:
+        return f'<{type(self).__name__} name={self.name}, built={self.built}>'
+
+
+def _unwrap(tensors: list) -> Any:
+    return tensors[0] if len(tensors) == 1 else tensors
+
+
+def _shapes_to_tensors(shapes: Any, dtype: str) -> Any:
+    if isinstance(shapes, tuple) and all(s is None or isinstance(s, int) for s in shapes):
+        return KerasTensor(shapes, dtype)
+    if isinstance(shapes, dict):
+        return {k: _shapes_to_tensors(v, dtype) for k, v in shapes.items()}
+    return [_shapes_to_tensors(s, dtype) for s in shapes]
+
+
+__all__ = ['Layer', 'InputSpec', 'unique_name', 'to_snake_case']

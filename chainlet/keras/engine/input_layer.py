@@ -1,0 +1,85 @@
+"""``InputLayer`` and ``Input``: where a functional graph starts."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from chainlet.keras.engine.base_layer import Layer
+from chainlet.keras.engine.keras_tensor import KerasTensor
+from chainlet.keras.engine.node import Node
+
+
+class InputLayer(Layer):
+    """The layer behind :func:`Input`; it owns the symbolic input tensor of a model.
+
+    Args:
+        shape: Shape without the batch dimension (``None`` entries for variable sizes).
+        batch_size: Fixed batch size, or ``None``.
+        dtype: Dtype of the input.
+        batch_shape: Full shape including the batch dimension (instead of ``shape``).
+        name: Layer name (automatic ``input_layer``, ``input_layer_1``... by default).
+    """
+
+    def __init__(self, shape: Optional[Sequence[Optional[int]]] = None,
+                 batch_size: Optional[int] = None, dtype: Any = None,
+                 batch_shape: Optional[Sequence[Optional[int]]] = None,
+                 name: Optional[str] = None, input_tensor: Any = None, sparse: bool = False,
+                 **kwargs: Any) -> None:
+        # Keras 2 spellings of the same arguments
+        alias_shape = kwargs.pop('input_shape', None)
+        alias_batch_shape = kwargs.pop('batch_input_shape', None)
+        shape = alias_shape if shape is None else shape
+        batch_shape = alias_batch_shape if batch_shape is None else batch_shape
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        if sparse:
+            raise ValueError(f'InputLayer "{self.name}": sparse inputs are not supported')
+        if batch_shape is None:
+            if shape is None:
+                raise ValueError(f'InputLayer "{self.name}": give shape=... (without the batch '
+                                 f'dimension) or batch_shape=...')
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            batch_shape = (batch_size,) + shape
+        self._batch_shape = tuple(batch_shape)
+        self.built = True
+        tensor = KerasTensor(self._batch_shape, self._dtype, name=self.name)
+        Node(self, call_args=(), call_kwargs={}, outputs=tensor)
+        self._input_tensor = tensor
+
+    @property
+    def batch_shape(self) -> tuple:
+        """Shape including the (possibly ``None``) batch dimension."""
+        return self._batch_shape
+
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        return inputs
+
+    def get_config(self) -> dict:
+        return {'batch_shape': self._batch_shape, 'dtype': self._dtype, 'name': self.name}
+
+
+def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None,
+          dtype: Any = None, name: Optional[str] = None,
+          batch_shape: Optional[Sequence[Optional[int]]] = None, **kwargs: Any) -> KerasTensor:
+    """Create a symbolic input of a functional model.
+
+    Args:
+        shape: Shape of one sample (without the batch dimension), e.g. ``(3,)``.
+        batch_size: Optional fixed batch size.
+        dtype: Dtype name (``'float32'`` by default).
+        name: Optional name (also the key for dict inputs to ``fit``/``predict``).
+        batch_shape: Full shape with the batch dimension, instead of ``shape``.
+
+    Returns:
+        A :class:`~chainlet.keras.engine.keras_tensor.KerasTensor` whose ``_keras_history``
+        points at a new :class:`InputLayer`.
+
+    Example:
+        >>> from chainlet import keras
+        >>> x = keras.Input(shape=(3,), name='features')
+        >>> x.shape, x.dtype
+        ((None, 3), 'float32')
+        >>> type(x._keras_history.layer).__name__
+        'InputLayer'
+    """
+    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, name=name,
+                       batch_shape=batch_shape, **kwargs)
+    return layer._input_tensor

@@ -1,0 +1,105 @@
+"""Helpers shared by the links: dtype resolution and initializer normalization."""
+from __future__ import annotations
+
+import copy
+from typing import Any, Optional
+
+import numpy
+
+from chainlet import _config, backend, initializers
+
+
+class _CallableInitializer(initializers.Initializer):
+    """Wraps a plain callable ``f(array)`` so that the parameter knows its dtype."""
+
+    def __init__(self, func: Any, dtype: Any) -> None:
+        super().__init__(dtype)
+        self.func = func
+
+    def __call__(self, array: Any) -> None:
+        self.func(array)
+
+
+def _is_float_array(value: Any) -> bool:
+    return backend.is_array(value) and value.dtype.kind == 'f'
+
+
+def resolve_dtype(*inits: Any, dtype: Any = None) -> numpy.dtype:
+    """The dtype of a link's parameters.
+
+    ``dtype`` wins when given; otherwise the first float array or initializer among ``inits``
+    that carries a dtype decides (so ``Linear(3, 2, initialW=w64)`` is a float64 link), then
+    ``chainlet.config.dtype``, then float32.
+    """
+    if dtype is not None:
+        return numpy.dtype(dtype)
+    for init in inits:
+        if _is_float_array(init):
+            return init.dtype
+        if isinstance(init, initializers.Initializer) and init.dtype is not None:
+            return numpy.dtype(init.dtype)
+    configured = _config.config.dtype
+    return numpy.dtype(numpy.float32 if configured is None else configured)
+
+
+def get_initializer(init: Any, default: Any, dtype: numpy.dtype,
+                    owner: str = 'link', name: str = 'initializer') -> initializers.Initializer:
+    """Turn what a user passed as an initializer into an Initializer generating ``dtype``.
+
+    ``None`` selects ``default`` (a scalar or an Initializer); a scalar becomes ``Constant``; an
+    array becomes ``Constant`` of a copy; an Initializer without a dtype is copied (the user's
+    object is not modified) and given ``dtype``; any other callable ``f(array)`` is wrapped.
+    """
+    if init is None:
+        init = default
+    if isinstance(init, bool):
+        raise TypeError(f'{owner}: argument {name}: expected an initializer, a scalar or an '
+                        f'array, got bool')
+    if isinstance(init, (int, float, numpy.number)):
+        return initializers.Constant(init, dtype)
+    if backend.is_array(init):
+        return initializers.Constant(backend.to_cpu(init).copy(), dtype)
+    if isinstance(init, initializers.Initializer):
+        own = init.dtype
+        if own is not None and numpy.dtype(own) != dtype:
+            raise ValueError(f'{owner}: argument {name}: the initializer has dtype '
+                             f'{numpy.dtype(own)}, the link uses {dtype}')
+        if own is None:
+            init = copy.copy(init)
+            init.dtype = dtype
+        return init
+    if callable(init):
+        return _CallableInitializer(init, dtype)
+    raise TypeError(f'{owner}: argument {name}: expected an initializer, a scalar or an array, '
+                    f'got {type(init).__name__}')
+
+
+def check_size(owner: str, name: str, value: Any, allow_none: bool = False) -> Optional[int]:
+    """Check that ``value`` is a positive int (or ``None`` when allowed); return it."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, numpy.integer)):
+        raise TypeError(f'{owner}: argument {name}: expected a positive int'
+                        f'{" or None" if allow_none else ""}, got {type(value).__name__}')
+    if value <= 0:
+        raise ValueError(f'{owner}: argument {name}: expected a positive int, got {value}')
+    return int(value)
+
+
+def size_of_shape(shape: Any) -> int:
+    """Product of the entries of ``shape`` (1 for an empty shape)."""
+    size = 1
+    for s in shape:
+        size *= int(s)
+    return size
+
+
+def as_tuple(owner: str, name: str, value: Any, ndim: int) -> tuple:
+    """``value`` (an int or a sequence of ``ndim`` ints) as a tuple of ``ndim`` ints."""
+    if isinstance(value, (int, numpy.integer)) and not isinstance(value, bool):
+        return (int(value),) * ndim
+    if isinstance(value, (tuple, list)) and len(value) == ndim and all(
+            isinstance(v, (int, numpy.integer)) and not isinstance(v, bool) for v in value):
+        return tuple(int(v) for v in value)
+    raise TypeError(f'{owner}: argument {name}: expected an int or a sequence of {ndim} ints, '
+                    f'got {value!r}')

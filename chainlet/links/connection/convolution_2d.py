@@ -1,0 +1,57 @@
+"""``Convolution2D``: the two-dimensional convolution layer."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from chainlet.functions.connection.convolution_2d import convolution_2d
+from chainlet.links.connection._conv import ConvolutionBase
+from chainlet.variable import Variable
+
+
+class Convolution2D(ConvolutionBase):
+    """Two-dimensional convolution layer on NCHW images, holding ``W`` and ``b``.
+
+    Besides ``Convolution2D(in_channels, out_channels, ksize, ...)``, the two-argument form
+    ``Convolution2D(out_channels, ksize, ...)`` (or ``in_channels=None``) takes the number of
+    input channels from the first input.
+
+    Args:
+        in_channels: Number of input channels, or ``None`` to infer it.
+        out_channels: Number of output channels.
+        ksize: Filter size: an int or a pair ``(k_H, k_W)``.
+        stride: Int or pair of strides.
+        pad: Int or pair of zero paddings.
+        nobias: Do not use a bias.
+        initialW: Initializer of ``W`` (shape ``(out_channels, in_channels / groups, k_H,
+            k_W)``); default ``LeCunNormal``.
+        initial_bias: Initializer of ``b``; default 0.
+        cover_all: Extend the output so that every input pixel is covered by a window.
+        dilate: Int or pair of dilation factors.
+        groups: Number of channel groups.
+
+    Example:
+        >>> import numpy as np, chainlet.links as L
+        >>> conv = L.Convolution2D(8, 3, pad=1)          # in_channels inferred
+        >>> conv(np.zeros((2, 5, 6, 6), np.float32)).shape
+        (2, 8, 6, 6)
+        >>> conv.W.shape
+        (8, 5, 3, 3)
+        >>> conv
+        Convolution2D(in_channels=5, out_channels=8, ksize=(3, 3), stride=(1, 1), pad=(1, 1),
+                      nobias=False)
+    """
+
+    def __init__(self, in_channels: Optional[int], out_channels: Optional[int],
+                 ksize: Any = None, stride: Any = 1, pad: Any = 0, nobias: bool = False,
+                 initialW: Any = None, initial_bias: Any = None, *, cover_all: bool = False,
+                 dilate: Any = 1, groups: int = 1) -> None:
+        super().__init__()
+        self.cover_all = bool(cover_all)
+        self._setup('Convolution2D', 2, in_channels, out_channels, ksize, stride, pad, nobias,
+                    initialW, initial_bias, dilate, groups)
+
+    def forward(self, x: Any) -> Variable:
+        """Convolve ``x`` of shape ``(n, in_channels, h, w)``."""
+        self._ensure_params(x)
+        return convolution_2d(x, self.W, self.b, self.stride, self.pad, self.cover_all,
+                              dilate=self.dilate, groups=self.groups)

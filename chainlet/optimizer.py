@@ -1,0 +1,483 @@
+"""Optimizer base classes: ``Hyperparameter``, ``UpdateRule``, ``Optimizer``, ``GradientMethod``.
+
+An optimizer is set up on a :class:`~chainlet.Link`; it gives every parameter an
+:class:`UpdateRule` (stored as ``param.update_rule``) that knows how to update that one array
+and keeps its state (moving averages and the like). The rules' hyperparameters fall back to the
+optimizer's, so changing ``optimizer.lr`` changes every rule that does not override it.
+
+Example:
+    >>> import numpy as np, chainlet
+    >>> from chainlet import optimizers
+    >>> class Model(chainlet.Link):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         with self.init_scope():
+    ...             self.w = chainlet.Parameter(np.array([1.0, 2.0], np.float32))
+    >>> model = Model()
+    >>> opt = optimizers.SGD(lr=0.5).setup(model)
+    >>> model.w.grad = np.array([1.0, -1.0], np.float32)
+    >>> opt.update()
+    >>> model.w.array
+    array([0.5, 2.5], dtype=float32)
+    >>> opt.t
+    1
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable, Optional
+
+import numpy
+
+from chainlet import backend
+
+
+class Hyperparameter:
+    """A bag of hyperparameter values with an optional parent to fall back to.
+
+    Reading an attribute that is not set here reads it from the parent (and so on up). Update
+    rules get the optimizer's hyperparameter as their parent, so an override on a rule affects
+    that rule only.
+
+    Args:
+        parent: The hyperparameter that provides the defaults, or ``None``.
+
+    Example:
+        >>> from chainlet.optimizer import Hyperparameter
+        >>> base = Hyperparameter()
+        >>> base.lr = 0.1
+        >>> child = Hyperparameter(base)
+        >>> child.lr
+        0.1
+        >>> child.lr = 0.5
+        >>> base.lr, child.lr
+        (0.1, 0.5)
+        >>> child
+        Hyperparameter(lr=0.5)
+    """
+
+    def __init__(self, parent: Optional['Hyperparameter'] = None) -> None:
+        self._parent = parent
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for names not found normally. The guard keeps copy/pickle (which probe
+        # attributes before __init__ ran) from recursing.
+        if '_parent' not in self.__dict__ or name.startswith('__'):
+            raise AttributeError(name)
+        parent = self.__dict__['_parent']
+        if parent is None:
+            raise AttributeError(f'Hyperparameter has no entry {name!r}')
+        return getattr(parent, name)
+
+    @property
+    def parent(self) -> Optional['Hyperparameter']:
+        """The hyperparameter this one falls back to."""
+        return self._parent
+
+    def get_dict(self) -> dict:
+        """All entries visible from here (the parent's, overridden by this one's)."""
+        d = {} if self._parent is None else self._parent.get_dict()
+        d.update((k, v) for k, v in self.__dict__.items() if k != '_parent')
+        return d
+
+    def __repr__(self) -> str:
+        d = self.get_dict()
+        return 'Hyperparameter(' + ', '.join(f'{k}={d[k]}' for k in sorted(d)) + ')'
+
+
+class HyperparameterProxy:
+    """Descriptor that exposes ``obj.hyperparam.<name>`` as ``obj.<name>``.
+
+    Optimizers declare ``lr = HyperparameterProxy('lr')`` so that ``optimizer.lr`` reads and
+    writes the optimizer-wide value.
+    """
+
+    def __init__(self, attr_name: str) -> None:
+        self._attr_name = attr_name
+        self.__doc__ = f'Alias of ``self.hyperparam.{attr_name}``.'
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return getattr(obj.hyperparam, self._attr_name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        setattr(obj.hyperparam, self._attr_name, value)
+
+
+def _hook_name(hook: Callable, name: Optional[str], where: str) -> str:
+    if name is None:
+        name = getattr(hook, 'name', None) or getattr(hook, '__name__', None)
+    if name is None:
+        raise ValueError(f'{where}: argument name: the hook has no name attribute; pass name=')
+    return name
+
+
+def _hook_timing(timing: str, hook: Callable, where: str) -> str:
+    if timing not in ('pre', 'post', 'auto'):
+        raise ValueError(f"{where}: argument timing: expected 'pre', 'post' or 'auto', "
+                         f'got {timing!r}')
+    if timing == 'auto':
+        timing = getattr(hook, 'timing', 'pre')
+        if timing not in ('pre', 'post'):
+            timing = 'pre'
+    return timing
+
+
+def _is_deserializer(serializer: Any) -> bool:
+    # Serializers are another package; recognise the loading side by Chainer's class name so
+    # that this module does not import it.
+    return any(c.__name__ == 'Deserializer' for c in type(serializer).__mro__)
+
+
+class UpdateRule:
+    """How one parameter is updated, with its own state, hyperparameters and hooks.
+
+    Subclasses implement :meth:`init_state` (create the state arrays) and
+    :meth:`update_core_cpu` / :meth:`update_core_gpu` (or :meth:`update_core`).
+
+    Args:
+        parent_hyperparam: Hyperparameter to fall back to (usually the optimizer's).
+
+    Attributes:
+        hyperparam (Hyperparameter): This rule's hyperparameters.
+        enabled (bool): ``False`` freezes the parameter (``update`` does nothing).
+        t (int): Number of updates made by this rule.
+    """
+
+    _custom_update_core = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._custom_update_core = cls.update_core is not UpdateRule.update_core
+
+    def __init__(self, parent_hyperparam: Optional[Hyperparameter] = None) -> None:
+        self._pre_update_hooks: dict = {}
+        self._post_update_hooks: dict = {}
+        self._state: Optional[dict] = None
+        # Array type the state lives in; a mismatch with the parameter (after to_gpu or after
+        # loading a snapshot) moves the state once.
+        self._state_type: Any = None
+        self.enabled = True
+        self.hyperparam = Hyperparameter(parent_hyperparam)
+        self.t = 0
+
+    @property
+    def state(self) -> Optional[dict]:
+        """The state arrays (``None`` until the first update)."""
+        return self._state
+
+    def add_hook(self, hook: Callable, name: Optional[str] = None,
+                 timing: str = 'auto') -> None:
+        """Register ``hook(rule, param)`` to run before (``'pre'``) or after the update.
+
+        Args:
+            hook: The callable, e.g. ``optimizer_hooks.WeightDecay(1e-4)``.
+            name: Registration name; ``hook.name`` or ``hook.__name__`` by default.
+            timing: ``'pre'``, ``'post'`` or ``'auto'`` (the hook's ``timing`` attribute,
+                ``'pre'`` if it has none).
+        """
+        if not callable(hook):
+            raise TypeError(f'UpdateRule.add_hook: argument hook: expected a callable, got '
+                            f'{type(hook).__name__}')
+        timing = _hook_timing(timing, hook, 'UpdateRule.add_hook')
+        name = _hook_name(hook, name, 'UpdateRule.add_hook')
+        if name in self._pre_update_hooks or name in self._post_update_hooks:
+            raise ValueError(f'UpdateRule.add_hook: a hook named {name!r} already exists')
+        (self._pre_update_hooks if timing == 'pre' else self._post_update_hooks)[name] = hook
+
+    def remove_hook(self, name: str) -> None:
+        """Remove the hook registered as ``name`` (``KeyError`` if there is none)."""
+        if name in self._pre_update_hooks:
+            del self._pre_update_hooks[name]
+        elif name in self._post_update_hooks:
+            del self._post_update_hooks[name]
+        else:
+            raise KeyError(f'UpdateRule.remove_hook: no hook named {name!r}')
+
+    def update(self, param: Any) -> None:
+        """Update ``param`` in place from its gradient.
+
+        Does nothing when the rule is disabled or the parameter has no gradient (or no data).
+        Otherwise creates the state on first use, increments :attr:`t`, runs the pre-update
+        hooks, :meth:`update_core` and the post-update hooks.
+        """
+        if not self.enabled:
+            return
+        data = param.array
+        if data is None or param.grad is None:
+            return
+        if self._state_type is not type(data):
+            self._prepare_state(param)
+        self.t += 1
+        if self._pre_update_hooks:
+            for hook in tuple(self._pre_update_hooks.values()):
+                hook(self, param)
+        if type(data) is numpy.ndarray and not self._custom_update_core:
+            self.update_core_cpu(param)  # skips one call on the common path
+        else:
+            self.update_core(param)
+        if self._post_update_hooks:
+            for hook in tuple(self._post_update_hooks.values()):
+                hook(self, param)
+
+    def _prepare_state(self, param: Any) -> None:
+        data = param.array
+        if self._state is None:
+            self._state = {}
+            self.init_state(param)
+        else:
+            gpu = backend.is_cupy_array(data)
+            for key, value in self._state.items():
+                if backend.is_array(value) or isinstance(value, numpy.generic):
+                    if gpu:
+                        value = backend.to_gpu(value, data.device.id)
+                    else:
+                        value = backend.to_cpu(value)
+                    self._state[key] = value.astype(data.dtype, copy=False) \
+                        if value.dtype.kind == 'f' else value
+        self._state_type = type(data)
+
+    def init_state(self, param: Any) -> None:
+        """Create the state arrays in :attr:`state` (rules without state leave it empty).
+
+        Args:
+            param: The parameter; its ``array`` gives shape, dtype and array module.
+        """
+
+    def update_core(self, param: Any) -> None:
+        """Update ``param`` (dispatches to :meth:`update_core_cpu` or
+        :meth:`update_core_gpu` by array module)."""
+        if type(param.array) is numpy.ndarray:
+            self.update_core_cpu(param)
+        else:
+            self.update_core_gpu(param)
+
+    def update_core_cpu(self, param: Any) -> None:
+        """Update a NumPy parameter in place (subclasses implement this)."""
+        raise NotImplementedError(f'{type(self).__name__} does not implement update_core_cpu')
+
+    def update_core_gpu(self, param: Any) -> None:
+        """Update a CuPy parameter in place (subclasses implement this)."""
+        raise NotImplementedError(f'{type(self).__name__} does not implement update_core_gpu')
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load :attr:`t` and the state arrays through ``serializer``.
+
+        When loading into a rule that has no state yet, the keys are found by running
+        :meth:`init_state` on a dummy parameter; a snapshot without them leaves the state to be
+        created on the next update.
+        """
+        self.t = serializer('t', self.t)
+        if self._state is not None:
+            for key in list(self._state):
+                self._state[key] = serializer(key, self._state[key])
+            if _is_deserializer(serializer):
+                self._state_type = None  # loaded arrays may sit on another device
+            return
+        if not _is_deserializer(serializer):
+            return
+        from chainlet.variable import Variable
+        probe = copy.copy(self)
+        probe._state = {}
+        dummy = numpy.empty(1, dtype=numpy.float32)
+        probe.init_state(Variable(dummy, grad=dummy))
+        state = {}
+        for key in probe._state:
+            try:
+                value = serializer(key, None)
+            except KeyError:
+                if self.enabled:
+                    raise
+                value = None
+            if value is None:
+                return
+            state[key] = value
+        self._state = state
+        self._state_type = None
+
+
+class Optimizer:
+    """Base class of optimizers: a target link, an update count, an epoch count and hooks.
+
+    Subclasses implement :meth:`update`. Use :class:`GradientMethod` for optimizers that update
+    each parameter from its gradient.
+
+    Attributes:
+        target: The link being optimized (set by :meth:`setup`).
+        t (int): Number of updates done.
+        epoch (int): Number of :meth:`new_epoch` calls.
+        use_auto_new_epoch (bool): Set by updaters that call ``new_epoch(auto=True)``.
+    """
+
+    target: Any = None
+    t = 0
+    epoch = 0
+    use_auto_new_epoch = False
+    _pre_update_hooks: Optional[dict] = None
+    _post_update_hooks: Optional[dict] = None
+
+    def setup(self, link: Any) -> 'Optimizer':
+        """Set ``link`` as the target and reset counters and hooks; returns ``self``."""
+        from chainlet.link import Link
+        if not isinstance(link, Link):
+            raise TypeError(f'{type(self).__name__}.setup: argument link: expected a Link, got '
+                            f'{type(link).__name__}')
+        self.target = link
+        self.t = 0
+        self.epoch = 0
+        self._pre_update_hooks = {}
+        self._post_update_hooks = {}
+        return self
+
+    def _check_setup(self, where: str) -> None:
+        if self._pre_update_hooks is None:
+            raise RuntimeError(f'{type(self).__name__}.{where}: call setup(link) first')
+
+    def update(self, lossfun: Optional[Callable] = None, *args: Any, **kwds: Any) -> None:
+        """Update the target's parameters (see :meth:`GradientMethod.update`)."""
+        raise NotImplementedError(f'{type(self).__name__} does not implement update')
+
+    def new_epoch(self, auto: bool = False) -> None:
+        """Increment :attr:`epoch`.
+
+        Args:
+            auto: ``True`` when an updater calls it; then :attr:`use_auto_new_epoch` must be
+                set, and manual calls are refused (to avoid counting an epoch twice).
+        """
+        if auto and not self.use_auto_new_epoch:
+            raise RuntimeError(f'{type(self).__name__}.new_epoch: auto=True but '
+                               f'use_auto_new_epoch is False; the updater must set it')
+        if not auto and self.use_auto_new_epoch:
+            raise RuntimeError(f'{type(self).__name__}.new_epoch: the updater already calls '
+                               f'new_epoch (use_auto_new_epoch is True); do not call it too')
+        self.epoch += 1
+
+    def add_hook(self, hook: Callable, name: Optional[str] = None,
+                 timing: str = 'auto') -> None:
+        """Register an optimizer hook.
+
+        A hook whose ``call_for_each_param`` attribute is true is called as
+        ``hook(param.update_rule, param)`` for every parameter; others as ``hook(optimizer)``.
+
+        Args:
+            hook: The callable, e.g. ``optimizer_hooks.GradientClipping(5.0)``.
+            name: Registration name; ``hook.name`` or ``hook.__name__`` by default.
+            timing: ``'pre'`` (before the parameters are updated), ``'post'`` (after) or
+                ``'auto'`` (the hook's ``timing`` attribute, ``'pre'`` if it has none).
+        """
+        if not callable(hook):
+            raise TypeError(f'{type(self).__name__}.add_hook: argument hook: expected a '
+                            f'callable, got {type(hook).__name__}')
+        self._check_setup('add_hook')
+        where = f'{type(self).__name__}.add_hook'
+        timing = _hook_timing(timing, hook, where)
+        name = _hook_name(hook, name, where)
+        if name in self._pre_update_hooks or name in self._post_update_hooks:
+            raise KeyError(f'{where}: a hook named {name!r} already exists')
+        (self._pre_update_hooks if timing == 'pre' else self._post_update_hooks)[name] = hook
+
+    def remove_hook(self, name: str) -> None:
+        """Remove the hook registered as ``name`` (``KeyError`` if there is none)."""
+        self._check_setup('remove_hook')
+        if name in self._pre_update_hooks:
+            del self._pre_update_hooks[name]
+        elif name in self._post_update_hooks:
+            del self._post_update_hooks[name]
+        else:
+            raise KeyError(f'{type(self).__name__}.remove_hook: no hook named {name!r}')
+
+    def call_hooks(self, timing: str = 'pre') -> None:
+        """Run the hooks registered for ``timing`` (``'pre'`` or ``'post'``) in order."""
+        if timing not in ('pre', 'post'):
+            raise ValueError(f"{type(self).__name__}.call_hooks: argument timing: expected "
+                             f"'pre' or 'post', got {timing!r}")
+        self._check_setup('call_hooks')
+        hooks = self._pre_update_hooks if timing == 'pre' else self._post_update_hooks
+        for hook in tuple(hooks.values()):
+            if getattr(hook, 'call_for_each_param', False):
+                for param in self.target.params():
+                    hook(param.update_rule, param)
+            else:
+                hook(self)
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load :attr:`t`, :attr:`epoch` and each update rule's state.
+
+        Each rule is serialized under its parameter's path (``serializer['/l1/W']``), so a
+        saved file holds ``t``, ``epoch``, ``l1/W/t``, ``l1/W/m``, ... as in Chainer. The
+        parameters themselves are not saved; serialize the link for those.
+        """
+        self.t = serializer('t', self.t)
+        self.epoch = serializer('epoch', self.epoch)
+        for name, param in self.target.namedparams():
+            rule = getattr(param, 'update_rule', None)
+            if rule is not None:
+                rule.serialize(serializer[name])
+
+
+class GradientMethod(Optimizer):
+    """Base class of optimizers that update each parameter from its gradient.
+
+    Subclasses implement :meth:`create_update_rule` and put their defaults in
+    :attr:`hyperparam` (exposed with :class:`HyperparameterProxy`).
+
+    Attributes:
+        hyperparam (Hyperparameter): Optimizer-wide hyperparameters, the parent of every
+            rule's.
+    """
+
+    def __init__(self) -> None:
+        self.hyperparam = Hyperparameter()
+
+    def create_update_rule(self) -> UpdateRule:
+        """Return a new rule for one parameter (its hyperparameter's parent is ours)."""
+        raise NotImplementedError(f'{type(self).__name__} does not implement '
+                                  f'create_update_rule')
+
+    def setup(self, link: Any) -> 'GradientMethod':
+        """Set the target and give each of its parameters a fresh update rule.
+
+        Parameters of links frozen with ``disable_update()`` get a disabled rule. Parameters
+        that are not initialized yet get a rule too; its state is created on their first update.
+        """
+        super().setup(link)
+        seen = set()
+        for sublink in link.links():
+            enabled = sublink.update_enabled
+            d = sublink.__dict__
+            for pname in sublink._params:
+                param = d[pname]
+                if id(param) in seen:  # shared: frozen if any owner is frozen
+                    if not enabled:
+                        param.update_rule.enabled = False
+                    continue
+                seen.add(id(param))
+                rule = self.create_update_rule()
+                rule.enabled = enabled
+                param.update_rule = rule
+        return self
+
+    def update(self, lossfun: Optional[Callable] = None, *args: Any, **kwds: Any) -> None:
+        """Update every parameter from its gradient.
+
+        With ``lossfun``, first computes ``loss = lossfun(*args, **kwds)``, clears the target's
+        gradients and runs ``loss.backward()``. Then runs the 'pre' hooks, increments
+        :attr:`t`, applies each parameter's rule (parameters without a gradient are skipped)
+        and runs the 'post' hooks.
+        """
+        self._check_setup('update')
+        if lossfun is not None:
+            loss = lossfun(*args, **kwds)
+            self.target.cleargrads()
+            loss.backward()
+            del loss
+        if self._pre_update_hooks:
+            self.call_hooks('pre')
+        self.t += 1
+        for param in self.target.params():
+            rule = param.update_rule
+            if rule is not None:
+                rule.update(param)
+        if self._post_update_hooks:
+            self.call_hooks('post')

@@ -1,0 +1,333 @@
+"""Serializer base classes, the shared loading logic and the atomic file write.
+
+The protocol is Chainer's: an object's ``serialize(serializer)`` calls ``serializer(key, value)``
+for each of its values and ``serializer[name]`` for each child. A *saving* serializer stores
+``value`` and returns it; a *loading* one (a :class:`Deserializer`) loads into ``value`` in place
+when it is an array, and returns what the object should keep otherwise.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import os
+import stat
+import uuid
+from typing import Any, Callable, Iterator, Sequence, Union
+
+import numpy
+
+from chainlet import backend
+
+
+class AbstractSerializer:
+    """The interface shared by serializers and deserializers.
+
+    Subclasses implement ``__getitem__`` (a child whose keys are prefixed with ``name/``) and
+    ``__call__(key, value)``.
+    """
+
+    def __getitem__(self, key: str) -> 'AbstractSerializer':
+        raise NotImplementedError
+
+    def __call__(self, key: str, value: Any) -> Any:
+        raise NotImplementedError
+
+
+class Serializer(AbstractSerializer):
+    """Base class of the saving side: ``serializer(key, value)`` stores ``value``."""
+
+
+class Deserializer(AbstractSerializer):
+    """Base class of the loading side: ``deserializer(key, value)`` loads into ``value``."""
+
+
+class SerializationKeyError(KeyError):
+    """A ``KeyError`` raised when keys of a file and of the object do not match.
+
+    Its message is printed as is (a plain ``KeyError`` prints the ``repr`` of its message).
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ''
+
+
+class CorruptFileError(ValueError, OSError):
+    """A file that cannot be read as the expected format (truncated, corrupted, not an archive).
+
+    It is both a ``ValueError`` and an ``OSError``; the message names the file.
+    """
+
+
+# Shown (and pickled) under the package that exports them.
+SerializationKeyError.__module__ = 'chainlet.serializers'
+CorruptFileError.__module__ = 'chainlet.serializers'
+
+
+IgnoreNames = Union[None, str, Callable[[str], bool], Sequence[Union[str, Callable[[str], bool]]]]
+
+
+def _normalize_path(path: str, what: str) -> str:
+    if not isinstance(path, str):
+        raise TypeError(f'{what}: argument path: expected a str such as "updater/model:main/", '
+                        f'got {type(path).__name__}')
+    path = path.lstrip('/')
+    if path and not path.endswith('/'):
+        path += '/'
+    return path
+
+
+def _normalize_ignore_names(ignore_names: IgnoreNames, what: str) -> tuple:
+    if ignore_names is None:
+        return ()
+    if isinstance(ignore_names, str) or callable(ignore_names):
+        ignore_names = (ignore_names,)
+    names = tuple(ignore_names)
+    for name in names:
+        if not (isinstance(name, str) or callable(name)):
+            raise TypeError(f'{what}: argument ignore_names: expected names (str) or callables, '
+                            f'got {type(name).__name__}')
+    return names
+
+
+class _LoadState:
+    """What one loading pass shares between a deserializer and its children.
+
+    In *session* mode (used by ``load_npz``/``load_hdf5``) missing keys are collected instead of
+    raised at once, and copies into existing arrays are deferred until every key was checked,
+    so that a strict failure or an error in the middle leaves those arrays untouched.
+    """
+
+    def __init__(self, source: str, session: bool) -> None:
+        self.source = source
+        self.session = session
+        self.visited: set = set()
+        self.missing: list = []
+        self.pending: list = []
+
+
+def _copy_into(dst: Any, src: numpy.ndarray) -> None:
+    if isinstance(dst, numpy.ndarray):
+        numpy.copyto(dst, src)
+    else:
+        src = numpy.ascontiguousarray(numpy.broadcast_to(src, dst.shape), dtype=dst.dtype)
+        dst.set(src)
+
+
+_NONE = object()  # what a store's ``read`` returns for a stored None
+
+
+class _ArchiveDeserializer(Deserializer):
+    """Loading logic common to the NPZ and HDF5 deserializers.
+
+    Subclasses provide ``_has(key)``, ``_read(key)`` (an ndarray, or ``_NONE`` for a stored
+    ``None``) and ``_stored_keys()`` (every key of the archive).
+    """
+
+    _what = 'Deserializer'
+
+    def _setup(self, path: str, strict: bool, ignore_names: IgnoreNames, source: str) -> None:
+        self.path = _normalize_path(path, self._what)
+        self.strict = bool(strict)
+        self.ignore_names = ignore_names
+        self._ignore = _normalize_ignore_names(ignore_names, self._what)
+        self._state = _LoadState(source, session=False)
+
+    def __getitem__(self, key: str) -> '_ArchiveDeserializer':
+        child = copy.copy(self)
+        child.path = self.path + key.strip('/') + '/'
+        return child
+
+    def _ignored(self, key: str) -> bool:
+        for name in self._ignore:
+            if name == key if isinstance(name, str) else name(key):
+                return True
+        return False
+
+    def __call__(self, key: str, value: Any) -> Any:
+        key = self.path + key.lstrip('/')
+        state = self._state
+        if self._ignore and self._ignored(key):
+            state.visited.add(key)
+            return value
+        if not self._has(key):
+            if self.strict:
+                if state.session:
+                    state.missing.append(key)
+                    return value
+                raise SerializationKeyError(
+                    f'{self._what}: key {key!r} is not in {state.source} (pass strict=False to '
+                    f'skip missing keys)')
+            return value
+        state.visited.add(key)
+        data = self._read(key)
+        if data is _NONE:
+            return None
+        if value is None:
+            return data
+        if backend.is_array(value):
+            self._check_compatible(key, value, data)
+            if state.session:
+                state.pending.append((value, data))
+            else:
+                _copy_into(value, data)
+            return value
+        return self._to_scalar(key, value, data)
+
+    def _check_compatible(self, key: str, value: Any, data: numpy.ndarray) -> None:
+        try:
+            ok_shape = numpy.broadcast_shapes(data.shape, value.shape) == value.shape
+        except ValueError:
+            ok_shape = False
+        if not ok_shape:
+            raise ValueError(f'{self._what}: {key!r} has shape {data.shape} in '
+                             f'{self._state.source} but the target array has shape '
+                             f'{value.shape}')
+        if not numpy.can_cast(data.dtype, value.dtype, 'same_kind'):
+            raise TypeError(f'{self._what}: {key!r} has dtype {data.dtype} in '
+                            f'{self._state.source}, which cannot be loaded into an array of '
+                            f'dtype {value.dtype}')
+
+    def _to_scalar(self, key: str, value: Any, data: numpy.ndarray) -> Any:
+        value_type = type(value)
+        if data.dtype.kind == 'S' and value_type is str:
+            return data.item().decode('utf-8')
+        if data.dtype.kind == 'O' and data.ndim == 0:  # h5py returns str/bytes as objects
+            item = data.item()
+            return item.decode('utf-8') if isinstance(item, bytes) and value_type is str \
+                else value_type(item)
+        if issubclass(data.dtype.type, numpy.number) and \
+                not (issubclass(data.dtype.type, numpy.integer) and value_type is int) and \
+                not numpy.can_cast(data.dtype, value_type):
+            raise TypeError(f'{self._what}: {key!r} has dtype {data.dtype} in '
+                            f'{self._state.source}, which cannot be converted to '
+                            f'{value_type.__name__} without loss')
+        try:
+            return value_type(data)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f'{self._what}: {key!r} in {self._state.source} (shape '
+                            f'{data.shape}, dtype {data.dtype}) cannot be converted to '
+                            f'{value_type.__name__}: {e}') from None
+
+    # -- sessions (used by load_npz / load_hdf5) --
+
+    def _start_session(self) -> None:
+        self._state.session = True
+
+    def _finish_session(self, what: str) -> None:
+        """Raise one error for missing and unexpected keys (strict), then apply the copies."""
+        state = self._state
+        if self.strict:
+            unexpected = sorted(
+                k for k in self._stored_keys()
+                if k.startswith(self.path) and k not in state.visited and not self._ignored(k))
+            if state.missing or unexpected:
+                parts = []
+                if state.missing:
+                    parts.append(f'missing keys {state.missing}')
+                if unexpected:
+                    parts.append(f'unexpected keys {unexpected}')
+                state.pending.clear()
+                raise SerializationKeyError(
+                    f'{what}: {"; ".join(parts)} (pass strict=False to ignore)')
+        for dst, src in state.pending:
+            _copy_into(dst, src)
+        state.pending.clear()
+
+    def _has(self, key: str) -> bool:
+        raise NotImplementedError
+
+    def _read(self, key: str) -> Any:
+        raise NotImplementedError
+
+    def _stored_keys(self) -> list:
+        raise NotImplementedError
+
+
+def to_storable(key: str, value: Any, what: str) -> numpy.ndarray:
+    """Return ``value`` as a NumPy array that can be stored without pickle.
+
+    ``None`` becomes a 0-d object array holding ``None`` (as in Chainer); the writers turn it
+    into their own pickle-free form.
+    """
+    if value is None:
+        return numpy.asarray(None)
+    if backend.is_cupy_array(value):
+        return value.get()
+    if hasattr(value, 'node') and hasattr(value, 'array'):  # a Variable: store its data
+        return to_storable(key, value.array, what)
+    arr = numpy.asarray(value)
+    if arr.dtype == object:
+        raise TypeError(f'{what}: the value of {key!r} is a {type(value).__name__}, which cannot '
+                        f'be stored without pickle; store arrays, numbers, str or None')
+    return arr
+
+
+def is_none_array(arr: numpy.ndarray) -> bool:
+    """True for the 0-d object array that stands for ``None``."""
+    return arr.dtype == object and arr.ndim == 0 and arr.item() is None
+
+
+def describe_file(file: Any) -> str:
+    """A short name of a path or file object for error messages."""
+    if isinstance(file, (str, os.PathLike)):
+        return repr(os.fspath(file))
+    name = getattr(file, 'name', None)
+    return repr(name) if isinstance(name, str) else f'<{type(file).__name__} object>'
+
+
+def is_path(file: Any) -> bool:
+    return isinstance(file, (str, os.PathLike))
+
+
+def _fsync_directory(directory: str) -> None:
+    # Makes the rename itself durable on POSIX; not possible (nor needed) everywhere.
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: Union[str, os.PathLike]) -> Iterator[str]:
+    """Yield a temporary path next to ``path``; on success it replaces ``path`` atomically.
+
+    The temporary file is flushed to disk (``fsync``) before ``os.replace``, so ``path`` holds
+    either its old or its complete new content, even after a crash. On any exception the
+    temporary file is removed and ``path`` is left as it was.
+    """
+    target = os.path.realpath(os.fspath(path))  # write through a symlink, do not replace it
+    directory, base = os.path.split(target)
+    tmp = os.path.join(directory, f'.{base}.{uuid.uuid4().hex[:12]}.tmp')
+    # O_EXCL: never clobber another writer's file; mode 0o666 lets the umask apply as for open().
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0), 0o666)
+    os.close(fd)
+    try:
+        yield tmp
+        with open(tmp, 'rb+') as f:
+            os.fsync(f.fileno())
+        with contextlib.suppress(OSError):
+            if os.path.exists(target):  # keep the permissions of the file being replaced
+                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+    _fsync_directory(directory or '.')
+
+
+def optional_module(name: str, extra: str, what: str) -> Any:
+    """Import an optional dependency or raise ``ImportError`` naming the extra to install."""
+    import importlib
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        raise ImportError(f'{what} needs the optional package {name}; install it with '
+                          f'pip install "chainlet[{extra}]"') from e
+

@@ -1,0 +1,266 @@
+"""Saving and loading links, optimizers and other serializable objects as NumPy ``.npz`` files.
+
+Example:
+    >>> import io, numpy as np, chainlet
+    >>> from chainlet import serializers
+    >>> class Affine(chainlet.Link):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         with self.init_scope():
+    ...             self.W = chainlet.Parameter(np.arange(6, dtype=np.float32).reshape(2, 3))
+    >>> buf = io.BytesIO()
+    >>> serializers.save_npz(buf, Affine())
+    >>> model = Affine()
+    >>> model.W.array[...] = 0
+    >>> _ = buf.seek(0)
+    >>> serializers.load_npz(buf, model)
+    >>> model.W.array
+    array([[0., 1., 2.],
+           [3., 4., 5.]], dtype=float32)
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import zipfile
+import zlib
+from typing import IO, Any, Iterator, Mapping, Optional, Union
+
+import numpy
+import numpy.lib.format
+
+from chainlet.serializers._base import (
+    _NONE, CorruptFileError, IgnoreNames, Serializer, _ArchiveDeserializer, atomic_path,
+    describe_file, is_none_array, is_path, to_storable)
+
+# Entry listing the keys whose value is None: ``None`` has no pickle-free .npy form.
+NONE_KEYS_ENTRY = '__chainlet__/none_keys'
+
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError,
+                pickle.UnpicklingError)
+
+FileLike = Union[str, 'os.PathLike[str]', IO[bytes]]
+
+
+class DictionarySerializer(Serializer):
+    """Serializer that collects the values of an object into a flat dictionary of arrays.
+
+    Keys are paths such as ``l1/W``: ``serializer['l1']`` returns a child that prefixes its keys
+    with ``l1/``. Arrays are copied to NumPy, scalars become 0-d arrays, and ``None`` becomes a
+    0-d object array holding ``None``. :func:`save_npz` writes ``target`` to a file.
+
+    Args:
+        target: The dictionary to fill (a new one when ``None``).
+        path: Prefix of every key written by this serializer.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.serializers import DictionarySerializer
+        >>> s = DictionarySerializer()
+        >>> _ = s['l1']('W', np.ones(2, np.float32))
+        >>> _ = s('t', 3)
+        >>> sorted(s.target)
+        ['l1/W', 't']
+        >>> s.target['t']
+        array(3)
+    """
+
+    def __init__(self, target: Optional[dict] = None, path: str = '') -> None:
+        self.target = {} if target is None else target
+        self.path = path
+
+    def __getitem__(self, key: str) -> 'DictionarySerializer':
+        key = key.strip('/')
+        return DictionarySerializer(self.target, self.path + key + '/')
+
+    def __call__(self, key: str, value: Any) -> Any:
+        key = self.path + key.lstrip('/')
+        self.target[key] = to_storable(key, value, 'DictionarySerializer')
+        return value
+
+
+class NpzDeserializer(_ArchiveDeserializer):
+    """Deserializer that loads values from an ``.npz`` archive (or any dict of arrays).
+
+    Called as ``deserializer(key, value)``, it
+
+    - copies the stored array into ``value`` when ``value`` is an array (NumPy or CuPy),
+    - returns the stored array when ``value`` is ``None`` (an uninitialized parameter, which
+      :meth:`chainlet.Link.serialize` then initializes with that shape),
+    - returns the stored number converted to ``type(value)`` for Python and NumPy scalars,
+    - returns ``None`` when ``None`` was stored.
+
+    Args:
+        npz: The result of ``numpy.load(file, allow_pickle=False)`` or a dict of arrays.
+        path: Prefix of the keys to read (e.g. ``'updater/model:main/'`` in a trainer snapshot).
+        strict: If ``True``, a missing key raises ``KeyError``; otherwise ``value`` is returned.
+        ignore_names: Keys (full, with ``path``) or predicates on keys to skip.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.serializers import NpzDeserializer
+        >>> d = NpzDeserializer({'l1/W': np.ones(2), 't': np.asarray(3)})
+        >>> w = np.zeros(2, np.float32)
+        >>> _ = d['l1']('W', w)
+        >>> w
+        array([1., 1.], dtype=float32)
+        >>> d('t', 0)
+        3
+    """
+
+    _what = 'NpzDeserializer'
+
+    def __init__(self, npz: Mapping[str, Any], path: str = '', strict: bool = True,
+                 ignore_names: IgnoreNames = None) -> None:
+        self.npz = npz
+        self._setup(path, strict, ignore_names, 'the archive')
+        self._none_keys = frozenset()
+        if NONE_KEYS_ENTRY in npz:
+            self._none_keys = frozenset(str(k) for k in self._read(NONE_KEYS_ENTRY).ravel())
+
+    def _has(self, key: str) -> bool:
+        return key in self.npz or key in self._none_keys
+
+    def _read(self, key: str) -> Any:
+        if key in self._none_keys:
+            return _NONE
+        try:
+            data = self.npz[key]
+        except _READ_ERRORS as e:
+            if 'allow_pickle' in str(e):
+                raise CorruptFileError(
+                    f'{self._what}: entry {key!r} of {self._state.source} holds pickled Python '
+                    f'objects, which are never loaded (allow_pickle is always False)') from e
+            raise CorruptFileError(f'{self._what}: entry {key!r} of {self._state.source} '
+                                   f'cannot be read (truncated or corrupted file?): {e}') from e
+        data = numpy.asarray(data)
+        return _NONE if is_none_array(data) else data
+
+    def _stored_keys(self) -> list:
+        keys = [k for k in self.npz.keys() if k != NONE_KEYS_ENTRY]
+        return keys + sorted(self._none_keys)
+
+
+def _write_npz(f: IO[bytes], target: dict, compression: bool) -> None:
+    arrays = {}
+    none_keys = []
+    for key, arr in target.items():
+        if is_none_array(arr):
+            none_keys.append(key)
+        else:
+            arrays[key] = arr
+    if none_keys:
+        arrays[NONE_KEYS_ENTRY] = numpy.array(none_keys, dtype=str)
+    mode = zipfile.ZIP_DEFLATED if compression else zipfile.ZIP_STORED
+    # Written entry by entry (as numpy.savez does) so that no key can clash with an argument.
+    with zipfile.ZipFile(f, mode='w', compression=mode, allowZip64=True) as zf:
+        for key, arr in arrays.items():
+            with zf.open(key + '.npy', 'w', force_zip64=True) as entry:
+                numpy.lib.format.write_array(entry, numpy.asanyarray(arr), allow_pickle=False)
+
+
+def save_npz(file: FileLike, obj: Any, compression: bool = True) -> None:
+    """Save the values of ``obj`` (a link, an optimizer, ...) to an ``.npz`` archive.
+
+    ``obj.serialize`` runs first, into memory; the file is then written atomically: to a
+    temporary file in the same folder, flushed to disk, then renamed over ``file``. If anything
+    fails (including serialization), the previous file is left intact.
+
+    Args:
+        file: A path (written atomically; no ``.npz`` suffix is added) or a binary file object.
+        obj: An object with a ``serialize(serializer)`` method.
+        compression: Compress the archive (``zipfile.ZIP_DEFLATED``).
+
+    Example:
+        >>> import os, tempfile, numpy as np, chainlet
+        >>> from chainlet import serializers
+        >>> link = chainlet.Link()
+        >>> with link.init_scope():
+        ...     link.b = chainlet.Parameter(np.ones(3, np.float32))
+        >>> path = os.path.join(tempfile.mkdtemp(), 'link.npz')
+        >>> serializers.save_npz(path, link)
+        >>> sorted(np.load(path).files)
+        ['b']
+    """
+    s = DictionarySerializer()
+    obj.serialize(s)
+    if is_path(file):
+        with atomic_path(file) as tmp:
+            with open(tmp, 'wb') as f:
+                _write_npz(f, s.target, compression)
+    else:
+        _write_npz(file, s.target, compression)
+
+
+@contextlib.contextmanager
+def _open_npz(file: FileLike, what: str) -> Iterator[Any]:
+    try:
+        npz = numpy.load(file, allow_pickle=False)
+    except FileNotFoundError:
+        raise
+    except (IsADirectoryError, PermissionError):
+        raise
+    except _READ_ERRORS as e:
+        raise CorruptFileError(f'{what}: the file is not a readable .npz archive (truncated or '
+                               f'corrupted?): {type(e).__name__}: {e}') from e
+    if not hasattr(npz, 'files'):
+        raise CorruptFileError(f'{what}: the file holds a single .npy array, not an .npz '
+                               f'archive')
+    try:
+        yield npz
+    finally:
+        npz.close()
+
+
+def load_npz(file: FileLike, obj: Any, path: str = '', strict: bool = True,
+             ignore_names: IgnoreNames = None) -> None:
+    """Load the values of ``obj`` from an ``.npz`` archive written by :func:`save_npz`.
+
+    Pickled entries are never loaded (``allow_pickle=False``). With ``strict=True`` every key
+    that ``obj`` asks for must be in the file, and every key of the file under ``path`` must be
+    used; otherwise one ``KeyError`` lists all missing and unexpected keys, and no existing
+    array of ``obj`` is modified (arrays are copied only after all keys were checked).
+
+    Args:
+        file: A path or a binary file object.
+        obj: An object with a ``serialize(serializer)`` method (a link, an optimizer, ...).
+        path: Sub-tree of the file to load, e.g. ``'updater/model:main/'`` for the model in a
+            trainer snapshot, or ``'l1/'`` to load one child link of a saved chain.
+        strict: Check keys as described above; ``False`` skips missing and extra keys.
+        ignore_names: Keys (full, with ``path``) or predicates ``f(key) -> bool`` to skip.
+
+    Raises:
+        KeyError: (:class:`SerializationKeyError`) keys do not match in strict mode.
+        CorruptFileError: the file is truncated, corrupted or not an ``.npz`` archive (a
+            ``ValueError`` and ``OSError``; the message names the file).
+
+    Example:
+        >>> import io, numpy as np, chainlet
+        >>> from chainlet import serializers
+        >>> def make():
+        ...     link = chainlet.Link()
+        ...     with link.init_scope():
+        ...         link.W = chainlet.Parameter(np.zeros(2, np.float32))
+        ...     return link
+        >>> buf = io.BytesIO()
+        >>> serializers.save_npz(buf, make())
+        >>> _ = buf.seek(0)
+        >>> other = chainlet.Chain()
+        >>> with other.init_scope():
+        ...     other.a = make()
+        ...     other.b = make()
+        >>> serializers.load_npz(buf, other)
+        Traceback (most recent call last):
+        ...
+        chainlet.serializers.SerializationKeyError: load_npz(<BytesIO object>): missing \
+keys ['a/W', 'b/W']; unexpected keys ['W'] (pass strict=False to ignore)
+    """
+    source = describe_file(file)
+    what = f'load_npz({source})'
+    with _open_npz(file, what) as npz:
+        d = NpzDeserializer(npz, path=path, strict=strict, ignore_names=ignore_names)
+        d._state.source = source
+        d._start_session()
+        obj.serialize(d)
+        d._finish_session(what)
