@@ -14,11 +14,10 @@ class DictDataset:
         **datasets: One or more named datasets of equal length.
 
     Example:
-        >>> import numpy as np
         >>> from chainlet.datasets import DictDataset
-        >>> ds = DictDataset(x=np.array([1.5, 2.5]), t=[0, 1])
+        >>> ds = DictDataset(x=['a', 'b'], t=[0, 1])
         >>> ds[1]
-        {'x': np.float64(2.5), 't': 1}
+        {'x': 'b', 't': 1}
         >>> len(ds[:]), ds[:][0]['t']
         (2, 0)
     """

@@ -28,10 +28,11 @@ class TupleDataset:
         >>> ds = TupleDataset(np.arange(6).reshape(3, 2), np.array([0, 1, 0]))
         >>> len(ds)
         3
-        >>> ds[1]
-        (array([2, 3]), np.int64(1))
-        >>> [t for _, t in ds[::2]]
-        [np.int64(0), np.int64(0)]
+        >>> x, t = ds[1]
+        >>> x, int(t)
+        (array([2, 3]), 1)
+        >>> [int(t) for _, t in ds[::2]]
+        [0, 0]
     """
 
     def __init__(self, *datasets: Any) -> None:

@@ -177,10 +177,10 @@ class Adam(optimizer.GradientMethod):
         >>> opt = optimizers.Adam(alpha=0.01).setup(link)
         >>> link.w.grad = np.array([3.0, -0.1], np.float32)
         >>> opt.update()
-        >>> link.w.array  # the first step is about alpha * sign(g)
+        >>> np.round(link.w.array, 4)  # the first step is about alpha * sign(g)
         array([-0.01,  0.01], dtype=float32)
-        >>> round(opt.alpha_t, 6)
-        0.000316
+        >>> round(opt.alpha_t, 5)  # alpha * sqrt(1 - beta2) / (1 - beta1) at t = 1
+        0.00316
     """
 
     alpha = optimizer.HyperparameterProxy('alpha')

@@ -227,8 +227,9 @@ class _ArchiveDeserializer(Deserializer):
                 if unexpected:
                     parts.append(f'unexpected keys {unexpected}')
                 state.pending.clear()
+                hint = _path_hint(self.path, state.missing, unexpected)
                 raise SerializationKeyError(
-                    f'{what}: {"; ".join(parts)} (pass strict=False to ignore)')
+                    f'{what}: {"; ".join(parts)} (pass strict=False to ignore{hint})')
         for dst, src in state.pending:
             _copy_into(dst, src)
         state.pending.clear()
@@ -241,6 +242,20 @@ class _ArchiveDeserializer(Deserializer):
 
     def _stored_keys(self) -> list:
         raise NotImplementedError
+
+
+def _path_hint(path: str, missing: list, unexpected: list) -> str:
+    """Suggest a ``path`` when every missing key is in the file under one common prefix."""
+    if not missing or not unexpected:
+        return ''
+    rel = missing[0][len(path):]
+    stored = set(unexpected)
+    for key in unexpected:
+        if key.endswith('/' + rel):
+            prefix = key[:len(key) - len(rel)]
+            if all(prefix + m[len(path):] in stored for m in missing):
+                return f", or pass path={prefix!r} to load a sub-tree"
+    return ''
 
 
 def to_storable(key: str, value: Any, what: str) -> numpy.ndarray:

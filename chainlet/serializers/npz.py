@@ -195,6 +195,12 @@ def save_npz(file: FileLike, obj: Any, compression: bool = True) -> None:
 
 @contextlib.contextmanager
 def _open_npz(file: FileLike, what: str) -> Iterator[Any]:
+    if is_path(file):
+        # Opened here so that it is closed even when numpy.load fails half-way.
+        with open(file, 'rb') as f:
+            with _open_npz(f, what) as npz:
+                yield npz
+        return
     try:
         npz = numpy.load(file, allow_pickle=False)
     except FileNotFoundError:

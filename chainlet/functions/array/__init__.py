@@ -35,3 +35,4 @@ from chainlet.functions.array.swapaxes import swapaxes  # noqa: F401
 from chainlet.functions.array.tile import tile  # noqa: F401
 from chainlet.functions.array.vstack import vstack  # noqa: F401
 from chainlet.functions.array.where import where  # noqa: F401
+from chainlet.functions.array.transpose_sequence import transpose_sequence  # noqa: F401

@@ -1,0 +1,25 @@
+"""A Keras-like facade on chainlet: ``from chainlet import keras``.
+
+Calling layers on ``keras.Input`` tensors records a graph; ``keras.Model(inputs, outputs)``
+replays it on data, producing ordinary chainlet Variables and FunctionNodes, so training uses
+``Variable.backward()`` and chainlet optimizers.
+
+Example:
+    >>> import numpy as np
+    >>> from chainlet import keras
+    >>> inputs = keras.Input(shape=(3,))
+    >>> x = keras.layers.Dense(4, activation='relu')(inputs)
+    >>> outputs = keras.layers.Dense(5, activation='softmax')(x)
+    >>> model = keras.Model(inputs=inputs, outputs=outputs)
+    >>> model(np.zeros((2, 3), np.float32)).shape
+    (2, 5)
+"""
+from chainlet.keras import activations, constraints, initializers, layers  # noqa: F401
+from chainlet.keras import regularizers  # noqa: F401
+from chainlet.keras.engine.base_layer import Layer  # noqa: F401
+from chainlet.keras.engine.input_layer import Input, InputLayer  # noqa: F401
+from chainlet.keras.engine.input_spec import InputSpec  # noqa: F401
+from chainlet.keras.engine.keras_tensor import KerasHistory, KerasTensor  # noqa: F401
+from chainlet.keras.engine.model import Model  # noqa: F401
+from chainlet.keras.engine.node import Node  # noqa: F401
+from chainlet.keras.engine.sequential import Sequential  # noqa: F401

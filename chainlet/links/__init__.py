@@ -1,0 +1,32 @@
+"""Links: layers with parameters, under Chainer's names (``import chainlet.links as L``).
+
+Each link is a :class:`chainlet.Link` (or ``Chain``) whose parameters have Chainer's names and
+layouts (``Linear.W`` is ``(out_size, in_size)``), and whose ``forward`` calls the matching
+function of :mod:`chainlet.functions`. Sizes given as ``None`` are inferred from the first input.
+
+Example:
+    >>> import numpy as np, chainlet, chainlet.links as L, chainlet.functions as F
+    >>> model = chainlet.Sequential(L.Linear(None, 8), F.relu, L.Linear(8, 3))
+    >>> model(np.zeros((2, 5), np.float32)).shape
+    (2, 3)
+    >>> [name for name, _ in model.namedparams()]
+    ['/0/W', '/0/b', '/1/W', '/1/b']
+"""
+from chainlet.links.activation import Maxout, PReLU  # noqa: F401
+from chainlet.links.connection import (  # noqa: F401
+    LSTM, Bilinear, Convolution1D, Convolution2D, Convolution3D, ConvolutionND, Deconvolution1D,
+    Deconvolution2D, Deconvolution3D, DeconvolutionND, DepthwiseConvolution2D, EmbedID, Highway,
+    Linear, NStepBiGRU, NStepBiLSTM, NStepBiRNNReLU, NStepBiRNNTanh, NStepGRU, NStepLSTM,
+    NStepRNNReLU, NStepRNNTanh, StatelessLSTM)
+from chainlet.links.model import Classifier  # noqa: F401
+from chainlet.links.normalization import (  # noqa: F401
+    BatchNormalization, GroupNormalization, LayerNormalization)
+
+__all__ = [
+    'Bilinear', 'BatchNormalization', 'Classifier', 'Convolution1D', 'Convolution2D',
+    'Convolution3D', 'ConvolutionND', 'Deconvolution1D', 'Deconvolution2D', 'Deconvolution3D',
+    'DeconvolutionND', 'DepthwiseConvolution2D', 'EmbedID', 'GroupNormalization', 'Highway',
+    'LSTM', 'LayerNormalization', 'Linear', 'Maxout', 'NStepBiGRU', 'NStepBiLSTM',
+    'NStepBiRNNReLU', 'NStepBiRNNTanh', 'NStepGRU', 'NStepLSTM', 'NStepRNNReLU',
+    'NStepRNNTanh', 'PReLU', 'StatelessLSTM',
+]

@@ -1,0 +1,18 @@
+"""Links that connect inputs to outputs: linear, convolutions, embeddings, recurrent layers."""
+from chainlet.links.connection.bilinear import Bilinear  # noqa: F401
+from chainlet.links.connection.convolution_2d import Convolution2D  # noqa: F401
+from chainlet.links.connection.convolution_nd import (  # noqa: F401
+    Convolution1D, Convolution3D, ConvolutionND)
+from chainlet.links.connection.deconvolution_2d import Deconvolution2D  # noqa: F401
+from chainlet.links.connection.deconvolution_nd import (  # noqa: F401
+    Deconvolution1D, Deconvolution3D, DeconvolutionND)
+from chainlet.links.connection.depthwise_convolution_2d import (  # noqa: F401
+    DepthwiseConvolution2D)
+from chainlet.links.connection.embed_id import EmbedID  # noqa: F401
+from chainlet.links.connection.highway import Highway  # noqa: F401
+from chainlet.links.connection.linear import Linear  # noqa: F401
+from chainlet.links.connection.lstm import LSTM, StatelessLSTM  # noqa: F401
+from chainlet.links.connection.n_step_gru import NStepBiGRU, NStepGRU  # noqa: F401
+from chainlet.links.connection.n_step_lstm import NStepBiLSTM, NStepLSTM  # noqa: F401
+from chainlet.links.connection.n_step_rnn import (  # noqa: F401
+    NStepBiRNNReLU, NStepBiRNNTanh, NStepRNNReLU, NStepRNNTanh)

@@ -1,0 +1,62 @@
+"""``GroupNormalization``: normalization over groups of channels of each sample."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from chainlet.functions.normalization.group_normalization import group_normalization
+from chainlet.link import Link
+from chainlet.links import _util
+from chainlet.parameter import Parameter
+from chainlet.variable import Variable
+
+
+class GroupNormalization(Link):
+    """Group normalization (Wu and He, 2018) with per-channel scale and shift.
+
+    Args:
+        groups: Number of channel groups; must divide the number of channels.
+        size: Number of channels, or ``None`` to take it from the first input.
+        eps: Added to the variance before the square root.
+        initial_gamma: Initializer of ``gamma``; default 1.
+        initial_beta: Initializer of ``beta``; default 0.
+
+    Example:
+        >>> import numpy as np, chainlet.links as L
+        >>> gn = L.GroupNormalization(2)
+        >>> gn(np.arange(16.0, dtype=np.float32).reshape(1, 4, 2, 2)).shape
+        (1, 4, 2, 2)
+        >>> gn.gamma.shape
+        (4,)
+    """
+
+    def __init__(self, groups: int, size: Optional[int] = None, eps: float = 1e-5,
+                 initial_gamma: Any = None, initial_beta: Any = None) -> None:
+        super().__init__()
+        name = 'GroupNormalization'
+        self.groups = _util.check_size(name, 'groups', groups)
+        self.eps = eps
+        dtype = _util.resolve_dtype(initial_gamma, initial_beta)
+        with self.init_scope():
+            self.gamma = Parameter(_util.get_initializer(initial_gamma, 1, dtype, name,
+                                                         'initial_gamma'))
+            self.beta = Parameter(_util.get_initializer(initial_beta, 0, dtype, name,
+                                                        'initial_beta'))
+        if _util.check_size(name, 'size', size, allow_none=True) is not None:
+            self._initialize_params(int(size))
+
+    def _initialize_params(self, size: int) -> None:
+        self.gamma.initialize((size,))
+        self.beta.initialize((size,))
+
+    def forward(self, x: Any) -> Variable:
+        """Normalize ``x`` of shape ``(batch, channels, ...)`` (at least 3 axes)."""
+        if len(x.shape) <= 2:
+            raise ValueError(f'GroupNormalization: argument x: expected ndim >= 3 (batch, '
+                             f'channels, ...), got shape {tuple(x.shape)}')
+        if self.gamma.array is None:
+            self._initialize_params(int(x.shape[1]))
+        return group_normalization(x, self.groups, self.gamma, self.beta, self.eps)
+
+    def _repr_args(self) -> dict:
+        size = None if self.gamma.array is None else self.gamma.shape[0]
+        return {'groups': self.groups, 'size': size, 'eps': self.eps}

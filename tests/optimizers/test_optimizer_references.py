@@ -1,0 +1,227 @@
+"""Every optimizer against the update equations written out in NumPy, for three steps.
+
+The model has two parameters: a float32 matrix and a float64 vector. Gradients are fixed,
+seeded random arrays; references are computed in float64.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import chainlet
+from chainlet import optimizers
+
+
+class TwoParams(chainlet.Link):
+    def __init__(self):
+        super().__init__()
+        rng = np.random.default_rng(0)
+        with self.init_scope():
+            self.w = chainlet.Parameter(rng.normal(size=(3, 4)).astype(np.float32))
+            self.b = chainlet.Parameter(rng.normal(size=(5,)).astype(np.float64))
+
+
+def _grads(step):
+    rng = np.random.default_rng(100 + step)
+    return {'w': rng.normal(size=(3, 4)).astype(np.float32),
+            'b': rng.normal(size=(5,)).astype(np.float64)}
+
+
+# Reference updates: (w, g, state, t, hp) -> new w; they mutate `state` (a dict of float64).
+
+def ref_sgd(w, g, s, t, hp):
+    return w - hp['lr'] * g
+
+
+def ref_momentum(w, g, s, t, hp):
+    s['v'] = hp['momentum'] * s.get('v', 0) - hp['lr'] * g
+    return w + s['v']
+
+
+def ref_nesterov(w, g, s, t, hp):
+    mu, lr = hp['momentum'], hp['lr']
+    s['v'] = mu * s.get('v', 0) - lr * g
+    return w + mu * mu * s['v'] - (1 + mu) * lr * g
+
+
+def ref_corrected(w, g, s, t, hp):
+    s['v'] = hp['momentum'] * s.get('v', 0) - g
+    return w + hp['lr'] * s['v']
+
+
+def ref_adagrad(w, g, s, t, hp):
+    s['h'] = s.get('h', 0) + g * g
+    return w - hp['lr'] * g / (np.sqrt(s['h']) + hp['eps'])
+
+
+def ref_adadelta(w, g, s, t, hp):
+    rho, eps = hp['rho'], hp['eps']
+    s['msg'] = rho * s.get('msg', 0) + (1 - rho) * g * g
+    dx = np.sqrt((s.get('msdx', 0) + eps) / (s['msg'] + eps)) * g
+    s['msdx'] = rho * s.get('msdx', 0) + (1 - rho) * dx * dx
+    return w - dx
+
+
+def ref_rmsprop(w, g, s, t, hp):
+    s['ms'] = hp['alpha'] * s.get('ms', 0) + (1 - hp['alpha']) * g * g
+    if hp.get('eps_inside_sqrt'):
+        denom = np.sqrt(s['ms'] + hp['eps'])
+    else:
+        denom = np.sqrt(s['ms']) + hp['eps']
+    return w - hp['lr'] * g / denom
+
+
+def ref_graves(w, g, s, t, hp):
+    a = hp['alpha']
+    s['n'] = a * s.get('n', 0) + (1 - a) * g * g
+    s['g'] = a * s.get('g', 0) + (1 - a) * g
+    s['d'] = hp['momentum'] * s.get('d', 0) - hp['lr'] * g / np.sqrt(
+        s['n'] - s['g'] ** 2 + hp['eps'])
+    return w + s['d']
+
+
+def ref_adam(w, g, s, t, hp):
+    b1, b2 = hp['beta1'], hp['beta2']
+    s['m'] = b1 * s.get('m', 0) + (1 - b1) * g
+    s['v'] = b2 * s.get('v', 0) + (1 - b2) * g * g
+    v = s['v']
+    if hp.get('amsgrad'):
+        s['vhat'] = np.maximum(s.get('vhat', 0), s['v'])
+        v = s['vhat']
+    alpha_t = hp['alpha'] * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+    step = alpha_t / (np.sqrt(v) + hp['eps'])
+    if hp.get('adabound'):
+        final_lr = hp['final_lr']
+        lower = final_lr * (1 - 1 / (hp['gamma'] * t + 1))
+        upper = final_lr * (1 + 1 / (hp['gamma'] * t))
+        step = np.clip(step, lower, upper)
+    eta, wd = hp.get('eta', 1.0), hp.get('weight_decay_rate', 0.0)
+    return w - eta * (step * s['m'] + wd * w)
+
+
+ADAM = dict(alpha=0.01, beta1=0.9, beta2=0.999, eps=1e-8)
+CASES = [
+    ('sgd', lambda: optimizers.SGD(lr=0.1), ref_sgd, dict(lr=0.1)),
+    ('sgd-default', lambda: optimizers.SGD(), ref_sgd, dict(lr=0.01)),
+    ('momentum', lambda: optimizers.MomentumSGD(lr=0.1, momentum=0.8), ref_momentum,
+     dict(lr=0.1, momentum=0.8)),
+    ('momentum-default', lambda: optimizers.MomentumSGD(), ref_momentum,
+     dict(lr=0.01, momentum=0.9)),
+    ('nesterov', lambda: optimizers.NesterovAG(lr=0.1, momentum=0.7), ref_nesterov,
+     dict(lr=0.1, momentum=0.7)),
+    ('nesterov-default', lambda: optimizers.NesterovAG(), ref_nesterov,
+     dict(lr=0.01, momentum=0.9)),
+    ('corrected', lambda: optimizers.CorrectedMomentumSGD(lr=0.1, momentum=0.7),
+     ref_corrected, dict(lr=0.1, momentum=0.7)),
+    ('corrected-default', lambda: optimizers.CorrectedMomentumSGD(), ref_corrected,
+     dict(lr=0.01, momentum=0.9)),
+    ('adagrad', lambda: optimizers.AdaGrad(lr=0.1, eps=1e-6), ref_adagrad,
+     dict(lr=0.1, eps=1e-6)),
+    ('adagrad-default', lambda: optimizers.AdaGrad(), ref_adagrad, dict(lr=0.001, eps=1e-8)),
+    ('adadelta', lambda: optimizers.AdaDelta(rho=0.9, eps=1e-3), ref_adadelta,
+     dict(rho=0.9, eps=1e-3)),
+    ('adadelta-default', lambda: optimizers.AdaDelta(), ref_adadelta, dict(rho=0.95, eps=1e-6)),
+    ('rmsprop', lambda: optimizers.RMSprop(lr=0.1, alpha=0.9, eps=1e-4), ref_rmsprop,
+     dict(lr=0.1, alpha=0.9, eps=1e-4)),
+    ('rmsprop-inside', lambda: optimizers.RMSprop(lr=0.1, eps=1e-2, eps_inside_sqrt=True),
+     ref_rmsprop, dict(lr=0.1, alpha=0.99, eps=1e-2, eps_inside_sqrt=True)),
+    ('rmsprop-default', lambda: optimizers.RMSprop(), ref_rmsprop,
+     dict(lr=0.01, alpha=0.99, eps=1e-8)),
+    ('graves', lambda: optimizers.RMSpropGraves(lr=0.01, alpha=0.9, momentum=0.5, eps=1e-2),
+     ref_graves, dict(lr=0.01, alpha=0.9, momentum=0.5, eps=1e-2)),
+    ('graves-default', lambda: optimizers.RMSpropGraves(), ref_graves,
+     dict(lr=1e-4, alpha=0.95, momentum=0.9, eps=1e-4)),
+    ('adam', lambda: optimizers.Adam(alpha=0.01), ref_adam, ADAM),
+    ('adam-default', lambda: optimizers.Adam(), ref_adam,
+     dict(ADAM, alpha=0.001)),
+    ('adam-eta', lambda: optimizers.Adam(alpha=0.01, eta=0.5, beta1=0.8, beta2=0.99),
+     ref_adam, dict(ADAM, eta=0.5, beta1=0.8, beta2=0.99)),
+    ('adamw', lambda: optimizers.AdamW(alpha=0.01, eta=0.5, weight_decay_rate=0.1),
+     ref_adam, dict(ADAM, eta=0.5, weight_decay_rate=0.1)),
+    ('adam-wd', lambda: optimizers.Adam(alpha=0.01, weight_decay_rate=0.1),
+     ref_adam, dict(ADAM, weight_decay_rate=0.1)),
+    ('amsgrad', lambda: optimizers.AMSGrad(alpha=0.01, beta2=0.5), ref_adam,
+     dict(ADAM, beta2=0.5, amsgrad=True)),
+    ('adabound', lambda: optimizers.AdaBound(alpha=0.01, final_lr=0.05, gamma=0.1), ref_adam,
+     dict(ADAM, adabound=True, final_lr=0.05, gamma=0.1)),
+    ('amsbound', lambda: optimizers.AMSBound(alpha=0.01, beta2=0.5, final_lr=0.05, gamma=0.1),
+     ref_adam, dict(ADAM, beta2=0.5, amsgrad=True, adabound=True, final_lr=0.05, gamma=0.1)),
+]
+
+
+@pytest.mark.parametrize('name, make, ref, hp', CASES, ids=[c[0] for c in CASES])
+def test_three_steps_match_reference(name, make, ref, hp):
+    model = TwoParams()
+    opt = make().setup(model)
+    expected = {'w': model.w.array.astype(np.float64), 'b': model.b.array.copy()}
+    states = {'w': {}, 'b': {}}
+    for step in range(1, 4):
+        grads = _grads(step)
+        model.w.grad = grads['w']
+        model.b.grad = grads['b']
+        opt.update()
+        for key in ('w', 'b'):
+            expected[key] = ref(expected[key], grads[key].astype(np.float64), states[key],
+                                step, hp)
+        assert opt.t == step
+        assert model.w.array.dtype == np.float32 and model.b.array.dtype == np.float64
+        np.testing.assert_allclose(model.w.array, expected['w'], rtol=2e-5, atol=2e-6)
+        np.testing.assert_allclose(model.b.array, expected['b'], rtol=1e-11, atol=1e-13)
+    # The parameters really moved (guards against a reference equal to the start).
+    assert not np.allclose(model.b.array, TwoParams().b.array)
+    for param in (model.w, model.b):
+        assert param.update_rule.t == 3
+        for value in param.update_rule.state.values():
+            assert value.dtype == param.dtype and value.shape == param.shape
+
+
+@pytest.mark.parametrize('name, make, ref, hp', CASES, ids=[c[0] for c in CASES])
+def test_grads_are_not_modified(name, make, ref, hp):
+    model = TwoParams()
+    opt = make().setup(model)
+    grads = _grads(1)
+    model.w.grad = grads['w'].copy()
+    model.b.grad = grads['b'].copy()
+    opt.update()
+    np.testing.assert_array_equal(model.w.grad, grads['w'])
+    np.testing.assert_array_equal(model.b.grad, grads['b'])
+
+
+def test_adam_alpha_t_and_bounds():
+    model = TwoParams()
+    opt = optimizers.Adam(alpha=0.1, adabound=True, final_lr=0.2, gamma=0.5).setup(model)
+    with pytest.raises(RuntimeError, match='alpha_t'):
+        opt.alpha_t
+    with pytest.raises(RuntimeError, match='bounds'):
+        model.w.update_rule.bounds
+    model.w.grad = np.ones((3, 4), np.float32)
+    opt.update()
+    assert opt.alpha_t == pytest.approx(0.1 * math.sqrt(1 - 0.999) / (1 - 0.9))
+    assert model.w.update_rule.alpha_t == pytest.approx(opt.alpha_t)
+    assert model.w.update_rule.bounds == pytest.approx((0.2 * (1 - 1 / 1.5), 0.2 * 3))
+    with pytest.warns(DeprecationWarning):
+        assert opt.lr == pytest.approx(opt.alpha_t)
+    # AdaBound's final_lr follows later changes of alpha.
+    opt.alpha = 0.05
+    assert model.w.update_rule.bounds[1] == pytest.approx(0.1 * 3)
+
+
+def test_eps_underflow_in_float16_is_rejected():
+    link = chainlet.Link()
+    with link.init_scope():
+        link.p = chainlet.Parameter(np.ones(2, np.float16))
+    opt = optimizers.Adam(eps=1e-10).setup(link)
+    link.p.grad = np.ones(2, np.float16)
+    with pytest.raises(ValueError, match='eps'):
+        opt.update()
+
+
+def test_float16_parameters_update():
+    link = chainlet.Link()
+    with link.init_scope():
+        link.p = chainlet.Parameter(np.ones(2, np.float16))
+    opt = optimizers.Adam(alpha=0.1, eps=1e-4).setup(link)
+    link.p.grad = np.array([1, -1], np.float16)
+    opt.update()
+    assert link.p.array.dtype == np.float16
+    np.testing.assert_allclose(link.p.array, [0.9, 1.1], rtol=1e-2)
