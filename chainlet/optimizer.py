@@ -25,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Any, Callable, Optional
 
 import numpy
@@ -60,14 +61,16 @@ class Hyperparameter:
         self._parent = parent
 
     def __getattr__(self, name: str) -> Any:
-        # Only called for names not found normally. The guard keeps copy/pickle (which probe
-        # attributes before __init__ ran) from recursing.
-        if '_parent' not in self.__dict__ or name.startswith('__'):
-            raise AttributeError(name)
-        parent = self.__dict__['_parent']
-        if parent is None:
-            raise AttributeError(f'Hyperparameter has no entry {name!r}')
-        return getattr(parent, name)
+        # Only called for names not set here. Walks the parents' __dict__s directly (no nested
+        # __getattr__ calls: update rules read several entries per parameter per step). An
+        # object without _parent yet (copy/pickle probing before __init__) simply has nothing.
+        parent = self.__dict__.get('_parent')
+        while parent is not None:
+            d = parent.__dict__
+            if name in d:
+                return d[name]
+            parent = d.get('_parent')
+        raise AttributeError(f'Hyperparameter has no entry {name!r}')
 
     @property
     def parent(self) -> Optional['Hyperparameter']:
@@ -161,6 +164,8 @@ class UpdateRule:
         self.enabled = True
         self.hyperparam = Hyperparameter(parent_hyperparam)
         self.t = 0
+        self._use_fp32_update = False
+        self._fp32_param: Any = None
 
     @property
     def state(self) -> Optional[dict]:
@@ -207,6 +212,16 @@ class UpdateRule:
         data = param.array
         if data is None or param.grad is None:
             return
+        if type(data) is not numpy.ndarray:
+            with data.device:  # CuPy: state and temporaries on the parameter's GPU
+                self._run(param, data)
+            return
+        self._run(param, data)
+
+    def _run(self, param: Any, data: Any) -> None:
+        if self._use_fp32_update and data.dtype == numpy.float16:
+            self._run_fp32(param, data)
+            return
         if self._state_type is not type(data):
             self._prepare_state(param)
         self.t += 1
@@ -220,6 +235,27 @@ class UpdateRule:
         if self._post_update_hooks:
             for hook in tuple(self._post_update_hooks.values()):
                 hook(self, param)
+
+    def _run_fp32(self, param: Any, data: Any) -> None:
+        # A float32 master copy takes the update; the float16 parameter receives it rounded.
+        from chainlet.variable import Variable
+        master = self._fp32_param
+        if master is None or master.shape != data.shape:
+            master = self._fp32_param = Variable(data.astype(numpy.float32), name=param.name)
+        master.grad = param.grad.astype(numpy.float32)
+        self._run(master, master.array)
+        data[...] = master.array
+        master.grad = None
+
+    def use_fp32_update(self, flag: bool = True) -> None:
+        """Update float16 parameters through a float32 master copy (mixed precision).
+
+        Args:
+            flag: Turn it on (``True``) or off.
+        """
+        self._use_fp32_update = flag
+        if not flag:
+            self._fp32_param = None
 
     def _prepare_state(self, param: Any) -> None:
         data = param.array
@@ -429,6 +465,8 @@ class GradientMethod(Optimizer):
 
     def __init__(self) -> None:
         self.hyperparam = Hyperparameter()
+        self._use_fp32_update = False
+        self._use_cleargrads = True
 
     def create_update_rule(self) -> UpdateRule:
         """Return a new rule for one parameter (its hyperparameter's parent is ours)."""
@@ -455,8 +493,26 @@ class GradientMethod(Optimizer):
                 seen.add(id(param))
                 rule = self.create_update_rule()
                 rule.enabled = enabled
+                if self._use_fp32_update:
+                    rule.use_fp32_update()
                 param.update_rule = rule
         return self
+
+    def use_fp32_update(self, flag: bool = True) -> None:
+        """Update float16 parameters through float32 master copies (see
+        :meth:`UpdateRule.use_fp32_update`); applies to current and future rules."""
+        self._use_fp32_update = flag
+        if self.target is not None:
+            for param in self.target.params():
+                if param.update_rule is not None:
+                    param.update_rule.use_fp32_update(flag)
+
+    def use_cleargrads(self, use: bool = True) -> None:
+        """Deprecated (as in Chainer): choose ``cleargrads`` (default) or ``zerograds`` in
+        ``update(lossfun)``."""
+        warnings.warn('GradientMethod.use_cleargrads is deprecated; update(lossfun) calls '
+                      'cleargrads() already', DeprecationWarning, stacklevel=2)
+        self._use_cleargrads = use
 
     def update(self, lossfun: Optional[Callable] = None, *args: Any, **kwds: Any) -> None:
         """Update every parameter from its gradient.
@@ -469,7 +525,10 @@ class GradientMethod(Optimizer):
         self._check_setup('update')
         if lossfun is not None:
             loss = lossfun(*args, **kwds)
-            self.target.cleargrads()
+            if self._use_cleargrads:
+                self.target.cleargrads()
+            else:
+                self.target.zerograds()
             loss.backward()
             del loss
         if self._pre_update_hooks:
@@ -481,3 +540,24 @@ class GradientMethod(Optimizer):
                 rule.update(param)
         if self._post_update_hooks:
             self.call_hooks('post')
+
+
+# Chainer 3 kept the hooks in this module; Chainer 4-7 still accept them here with a warning.
+_DEPRECATED_HOOKS = ('WeightDecay', 'Lasso', 'GradientClipping', 'GradientNoise',
+                     'GradientHardClipping')
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _DEPRECATED_HOOKS:
+        raise AttributeError(f'module chainlet.optimizer has no attribute {name!r}')
+    from chainlet import optimizer_hooks
+    base = getattr(optimizer_hooks, name)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(f'chainlet.optimizer.{name} is deprecated; use '
+                      f'chainlet.optimizer_hooks.{name}', DeprecationWarning, stacklevel=2)
+        base.__init__(self, *args, **kwargs)
+
+    cls = type(name, (base,), {'__init__': __init__, '__module__': __name__})
+    globals()[name] = cls
+    return cls

@@ -31,7 +31,7 @@ import json
 import math
 import threading
 import warnings
-from typing import Any, Iterable, Iterator, Mapping, Optional
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy
 

@@ -13,7 +13,6 @@ import multiprocessing
 import multiprocessing.pool
 import numbers
 import signal
-import time
 import warnings
 import weakref
 from typing import Any, Callable, Optional
@@ -139,15 +138,12 @@ class _PoolIterator(_StatefulIterator):
         timeout = self.dataset_timeout
         if timeout is None:
             return result.get()
-        start = time.monotonic()
         try:
             return result.get(timeout)
         except multiprocessing.TimeoutError:
             warnings.warn(f'{self._owner}: loading a batch has taken more than {timeout} s '
                           f'(dataset_timeout); still waiting', TimeoutWarning, stacklevel=3)
-        value = result.get()
-        del start
-        return value
+        return result.get()
 
     def __next__(self) -> list:
         self._ensure_pool()
@@ -174,11 +170,6 @@ class _PoolIterator(_StatefulIterator):
         self._prefetch_state = state
         self._end_state = state
         self._previous_epoch_detail = previous_epoch_detail
-
-    def __del__(self) -> None:
-        finalizer = getattr(self, '_finalizer', None)
-        if finalizer is not None:
-            finalizer()
 
 
 class MultiprocessIterator(_PoolIterator):
@@ -210,7 +201,7 @@ class MultiprocessIterator(_PoolIterator):
     Example:
         >>> from chainlet.iterators import MultiprocessIterator
         >>> with MultiprocessIterator(list(range(6)), 3, repeat=False, shuffle=False,
-        ...                           n_processes=2) as it:
+        ...                           n_processes=2, start_method='spawn') as it:
         ...     list(it)
         [[0, 1, 2], [3, 4, 5]]
     """
@@ -246,9 +237,8 @@ class MultiprocessIterator(_PoolIterator):
     def _submit(self, pool: Any, chunks: list[list[int]]) -> Any:
         return pool.map_async(_fetch_in_worker, chunks, chunksize=1)
 
-    def worker_pids(self) -> list[int]:
-        """Process ids of the running workers (empty before the first batch and after
-        :meth:`finalize`)."""
+    def _worker_pids(self) -> list[int]:
+        # For tests and debugging: the pool's own process list is not public API.
         if self._pool is None:
             return []
         return [p.pid for p in self._pool._pool if p.pid is not None]

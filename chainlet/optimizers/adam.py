@@ -35,8 +35,10 @@ def _learning_rate(hp: optimizer.Hyperparameter, t: int, where: str) -> float:
 def _update(xp: Any, rule: 'AdamRule', param: Any) -> None:
     hp = rule.hyperparam
     state = rule._state
-    beta1, beta2 = float(hp.beta1), float(hp.beta2)
+    t = rule.t
+    alpha, beta1, beta2 = float(hp.alpha), float(hp.beta1), float(hp.beta2)
     eps, eta, wd = float(hp.eps), float(hp.eta), float(hp.weight_decay_rate)
+    alpha_t = alpha * math.sqrt(1.0 - beta2 ** t) / (1.0 - beta1 ** t)
     grad, data = param.grad, param.array
     check_eps('Adam', eps, data.dtype)
     m, v = state['m'], state['v']
@@ -56,7 +58,7 @@ def _update(xp: Any, rule: 'AdamRule', param: Any) -> None:
     # step = alpha_t / (sqrt(vhat) + eps), clipped for AdaBound
     xp.sqrt(vhat, out=tmp)
     tmp += eps
-    xp.divide(rule.alpha_t, tmp, out=tmp)
+    xp.divide(alpha_t, tmp, out=tmp)
     if hp.adabound:
         lower, upper = rule.bounds
         xp.clip(tmp, lower, upper, out=tmp)

@@ -29,7 +29,7 @@ from chainlet.serializers._base import (
     _NONE, CorruptFileError, IgnoreNames, Serializer, _ArchiveDeserializer, atomic_path,
     describe_file, is_none_array, is_path, optional_module, to_storable)
 
-FileLike = Union[str, 'os.PathLike[str]', IO[bytes]]
+FileLike = Union[str, os.PathLike, IO[bytes]]
 
 
 def _h5py(what: str) -> Any:

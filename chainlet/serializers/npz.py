@@ -40,7 +40,7 @@ NONE_KEYS_ENTRY = '__chainlet__/none_keys'
 _READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError,
                 pickle.UnpicklingError)
 
-FileLike = Union[str, 'os.PathLike[str]', IO[bytes]]
+FileLike = Union[str, os.PathLike, IO[bytes]]
 
 
 class DictionarySerializer(Serializer):
@@ -115,12 +115,14 @@ class NpzDeserializer(_ArchiveDeserializer):
                  ignore_names: IgnoreNames = None) -> None:
         self.npz = npz
         self._setup(path, strict, ignore_names, 'the archive')
+        # NpzFile lists its entries cheaply; a Mapping's ``in`` might read the entry.
+        self._keys = frozenset(npz.files if hasattr(npz, 'files') else npz.keys())
         self._none_keys = frozenset()
-        if NONE_KEYS_ENTRY in npz:
+        if NONE_KEYS_ENTRY in self._keys:
             self._none_keys = frozenset(str(k) for k in self._read(NONE_KEYS_ENTRY).ravel())
 
     def _has(self, key: str) -> bool:
-        return key in self.npz or key in self._none_keys
+        return key in self._keys or key in self._none_keys
 
     def _read(self, key: str) -> Any:
         if key in self._none_keys:
@@ -138,7 +140,7 @@ class NpzDeserializer(_ArchiveDeserializer):
         return _NONE if is_none_array(data) else data
 
     def _stored_keys(self) -> list:
-        keys = [k for k in self.npz.keys() if k != NONE_KEYS_ENTRY]
+        keys = [k for k in self._keys if k != NONE_KEYS_ENTRY]
         return keys + sorted(self._none_keys)
 
 

@@ -461,3 +461,65 @@ def test_custom_rule_with_update_core_override():
         GradientMethod().create_update_rule()
     with pytest.raises(NotImplementedError):
         Optimizer().update()
+
+
+def test_loaded_state_is_cast_to_parameter_dtype_on_next_update():
+    link = chainlet.Link()
+    with link.init_scope():
+        link.p = chainlet.Parameter(np.zeros(2, np.float32))
+    opt = optimizers.MomentumSGD(lr=1.0, momentum=0.5).setup(link)
+    store = {'t': np.array(3), 'epoch': np.array(0), 'p/t': np.array(3),
+             'p/v': np.array([2.0, -2.0])}  # float64, e.g. written by another tool
+    opt.serialize(DictDeserializer(store))
+    assert link.p.update_rule.t == 3 and link.p.update_rule.state['v'].dtype == np.float64
+    link.p.grad = np.ones(2, np.float32)
+    opt.update()
+    state = link.p.update_rule.state['v']
+    assert state.dtype == np.float32
+    np.testing.assert_allclose(state, [0.0, -2.0])
+    np.testing.assert_allclose(link.p.array, [0.0, -2.0])
+    assert link.p.update_rule.t == 4
+
+
+def test_use_fp32_update_keeps_small_steps_in_a_float32_master():
+    link = chainlet.Link()
+    with link.init_scope():
+        link.p = chainlet.Parameter(np.ones(2, np.float16))
+    opt = optimizers.SGD(lr=1e-4).setup(link)
+    opt.use_fp32_update()
+    array = link.p.array
+    for _ in range(10):
+        link.p.grad = np.ones(2, np.float16)
+        opt.update()
+    # Each step (1e-4) is below float16's resolution at 1.0 (~1e-3); the master sums them.
+    master = link.p.update_rule._fp32_param.array
+    assert master.dtype == np.float32
+    np.testing.assert_allclose(master, 1 - 1e-3, rtol=1e-6)
+    assert link.p.array is array and link.p.array.dtype == np.float16
+    np.testing.assert_allclose(link.p.array, np.float16(1 - 1e-3))
+    # Without it, every step rounds back to 1.
+    plain = chainlet.Link()
+    with plain.init_scope():
+        plain.p = chainlet.Parameter(np.ones(2, np.float16))
+    opt = optimizers.SGD(lr=1e-4).setup(plain)
+    for _ in range(10):
+        plain.p.grad = np.ones(2, np.float16)
+        opt.update()
+    np.testing.assert_array_equal(plain.p.array, 1.0)
+
+
+def test_deprecated_aliases_warn():
+    from chainlet import optimizer, optimizer_hooks
+    with pytest.warns(DeprecationWarning, match='optimizer_hooks.WeightDecay'):
+        hook = optimizer.WeightDecay(0.1)
+    assert isinstance(hook, optimizer_hooks.WeightDecay) and hook.rate == 0.1
+    with pytest.raises(AttributeError):
+        optimizer.NoSuchHook
+    opt = optimizers.SGD(lr=1.0).setup(Net())
+    with pytest.warns(DeprecationWarning):
+        opt.use_cleargrads(False)
+    model = opt.target
+    x = np.ones((2, 3), np.float32)
+    _set_grads(model, 0.0)
+    opt.update(lambda: F.sum(model(x)))  # zerograds: still correct with zero grads
+    assert opt.t == 1

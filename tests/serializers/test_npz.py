@@ -10,7 +10,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet import Chain, Link, Parameter, initializers, serializers
+from chainlet import Chain, Link, Parameter, serializers
 from chainlet.serializers import (CorruptFileError, DictionarySerializer, NpzDeserializer,
                                   SerializationKeyError, load_npz, save_npz)
 

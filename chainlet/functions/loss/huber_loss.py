@@ -34,7 +34,7 @@ class HuberLoss(FunctionNode):
         a = abs(x - t)
         # 0.5 * a^2 - 0.5 * max(a - delta, 0)^2 equals 0.5 a^2 inside and delta (a - delta/2)
         # outside, without a branch.
-        over = xp.maximum(a - delta, 0)
+        over = xp.maximum(a - delta, xp.zeros((), x.dtype))  # 0-d safe under NumPy 1.26
         y = (xp.square(a) - xp.square(over)) * xp.asarray(0.5, x.dtype)
         if self.reduce == 'sum_along_second_axis':
             y = y.sum(axis=1)

@@ -1,0 +1,112 @@
+"""``IntervalTrigger``: fire every ``period`` iterations or epochs.
+
+Example:
+    >>> from chainlet.training.triggers import IntervalTrigger
+    >>> class Updater:  # the attributes a trigger reads
+    ...     iteration, epoch_detail, previous_epoch_detail = 0, 0.0, None
+    >>> class Trainer:
+    ...     updater = Updater()
+    >>> trainer, trigger = Trainer(), IntervalTrigger(0.5, 'epoch')
+    >>> fired = []
+    >>> for it in range(1, 7):  # 4 iterations per epoch
+    ...     trainer.updater.iteration, trainer.updater.epoch_detail = it, it / 4
+    ...     fired.append(trigger(trainer))
+    >>> fired
+    [False, True, False, True, False, True]
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+_UNITS = ('epoch', 'iteration')
+
+
+def check_unit(owner: str, unit: Any) -> None:
+    if unit not in _UNITS:
+        raise ValueError(f"{owner}: argument unit: expected 'epoch' or 'iteration', got {unit!r}")
+
+
+def previous_positions(trigger: Any, updater: Any) -> tuple:
+    """The (iteration, epoch_detail) seen at the trigger's previous call.
+
+    After a resume from an old snapshot without them (marked by negative values) they are
+    taken from the updater: one iteration back, and the updater's previous epoch detail.
+    """
+    previous_iteration = trigger._previous_iteration
+    if previous_iteration < 0:
+        previous_iteration = updater.iteration - 1
+    previous_epoch_detail = trigger._previous_epoch_detail
+    if previous_epoch_detail < 0:
+        previous_epoch_detail = getattr(updater, 'previous_epoch_detail', None) or 0.0
+    return previous_iteration, previous_epoch_detail
+
+
+def remember_positions(trigger: Any, updater: Any) -> None:
+    trigger._previous_iteration = updater.iteration
+    if hasattr(updater, 'epoch_detail'):
+        trigger._previous_epoch_detail = updater.epoch_detail
+
+
+def serialize_positions(trigger: Any, serializer: Any) -> None:
+    name = type(trigger).__name__
+    try:
+        trigger._previous_iteration = int(serializer('previous_iteration',
+                                                     trigger._previous_iteration))
+    except KeyError:
+        warnings.warn(f'{name}: the snapshot has no previous_iteration; it is guessed from the '
+                      f'current iteration', stacklevel=3)
+        trigger._previous_iteration = -1
+    try:
+        trigger._previous_epoch_detail = float(serializer('previous_epoch_detail',
+                                                          trigger._previous_epoch_detail))
+    except KeyError:
+        warnings.warn(f'{name}: the snapshot has no previous_epoch_detail; it is guessed from '
+                      f'the updater', stacklevel=3)
+        trigger._previous_epoch_detail = -1.0
+
+
+class IntervalTrigger:
+    """Fire every ``period`` iterations or epochs.
+
+    In ``'epoch'`` units the period may be fractional (``0.5`` fires twice per epoch): the
+    trigger fires when ``epoch_detail // period`` changed since its previous call.
+
+    Args:
+        period: Length of the interval (an int, or a float for epochs).
+        unit: ``'iteration'`` or ``'epoch'``.
+    """
+
+    def __init__(self, period: float, unit: str) -> None:
+        check_unit('IntervalTrigger', unit)
+        if not period > 0:
+            raise ValueError(f'IntervalTrigger: argument period: expected a positive number, '
+                             f'got {period!r}')
+        self.period = period
+        self.unit = unit
+        self._previous_iteration = 0
+        self._previous_epoch_detail = 0.0
+
+    def __call__(self, trainer: Any) -> bool:
+        """Return whether the interval has elapsed since the previous call."""
+        updater = trainer.updater
+        previous_iteration, previous_epoch_detail = previous_positions(self, updater)
+        if self.unit == 'epoch':
+            fire = previous_epoch_detail // self.period != updater.epoch_detail // self.period
+        else:
+            fire = previous_iteration // self.period != updater.iteration // self.period
+        remember_positions(self, updater)
+        return fire
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load the position seen at the previous call."""
+        serialize_positions(self, serializer)
+
+    def get_training_length(self) -> tuple:
+        """``(period, unit)``: used by ``ProgressBar`` when this is the stop trigger."""
+        return self.period, self.unit
+
+    def __repr__(self) -> str:
+        return f'IntervalTrigger({self.period}, {self.unit!r})'
+
+    __str__ = __repr__

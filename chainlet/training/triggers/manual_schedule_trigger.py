@@ -1,0 +1,71 @@
+"""``ManualScheduleTrigger``: fire at listed iterations or epochs.
+
+Example:
+    >>> from chainlet.training.triggers import ManualScheduleTrigger
+    >>> class Updater:
+    ...     iteration, epoch_detail, previous_epoch_detail = 0, 0.0, None
+    >>> class Trainer:
+    ...     updater = Updater()
+    >>> trainer, trigger = Trainer(), ManualScheduleTrigger([2, 5], 'iteration')
+    >>> fired = []
+    >>> for it in range(1, 7):
+    ...     trainer.updater.iteration = it
+    ...     fired.append(trigger(trainer))
+    >>> fired, trigger.finished
+    ([False, True, False, False, True, False], True)
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence, Union
+
+from chainlet.training.triggers.interval_trigger import (check_unit, previous_positions,
+                                                         remember_positions,
+                                                         serialize_positions)
+
+
+class ManualScheduleTrigger:
+    """Fire when a listed point is passed.
+
+    A point ``p`` fires at the first call where ``previous < p <= current`` (current is the
+    iteration or the epoch detail), so fractional epoch points work. :attr:`finished` becomes
+    ``True`` once the last point fired (the trainer then skips the extension's ``initialize``
+    after a resume).
+
+    Args:
+        points: A point or a list of points.
+        unit: ``'iteration'`` or ``'epoch'``.
+    """
+
+    def __init__(self, points: Union[float, Sequence[float]], unit: str) -> None:
+        check_unit('ManualScheduleTrigger', unit)
+        self.points = list(points) if isinstance(points, (list, tuple)) else [points]
+        if not self.points:
+            raise ValueError('ManualScheduleTrigger: argument points: expected at least one '
+                             'point, got an empty list')
+        self.unit = unit
+        self.finished = False
+        self._previous_iteration = 0
+        self._previous_epoch_detail = 0.0
+
+    def __call__(self, trainer: Any) -> bool:
+        """Return whether a point lies in (previous call, now]."""
+        updater = trainer.updater
+        previous_iteration, previous_epoch_detail = previous_positions(self, updater)
+        if self.unit == 'epoch':
+            previous, current = previous_epoch_detail, updater.epoch_detail
+        else:
+            previous, current = previous_iteration, updater.iteration
+        fire = any(previous < p <= current for p in self.points)
+        if fire and current >= max(self.points):
+            self.finished = True
+        remember_positions(self, updater)
+        return fire
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load the previous position and :attr:`finished`."""
+        serialize_positions(self, serializer)
+        self.finished = bool(serializer('finished', self.finished))
+
+    def get_training_length(self) -> tuple:
+        """``(last point, unit)``."""
+        return max(self.points), self.unit

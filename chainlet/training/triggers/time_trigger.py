@@ -1,0 +1,43 @@
+"""``TimeTrigger``: fire every ``period`` seconds of training time.
+
+Example:
+    >>> from chainlet.training.triggers import TimeTrigger
+    >>> class Trainer:
+    ...     elapsed_time = 0.0
+    >>> trainer, trigger = Trainer(), TimeTrigger(10.0)
+    >>> fired = []
+    >>> for t in (5.0, 10.5, 12.0, 21.0):
+    ...     trainer.elapsed_time = t
+    ...     fired.append(trigger(trainer))
+    >>> fired
+    [False, True, False, True]
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class TimeTrigger:
+    """Fire when ``trainer.elapsed_time`` passed the next multiple of ``period`` seconds.
+
+    Args:
+        period: Interval in seconds.
+    """
+
+    def __init__(self, period: float) -> None:
+        if not period > 0:
+            raise ValueError(f'TimeTrigger: argument period: expected a positive number of '
+                             f'seconds, got {period!r}')
+        self._period = float(period)
+        self._next_time = self._period
+
+    def __call__(self, trainer: Any) -> bool:
+        """Return whether the next multiple of the period was reached."""
+        if self._next_time <= trainer.elapsed_time:
+            self._next_time += self._period
+            return True
+        return False
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load the time of the next firing."""
+        self._next_time = float(serializer('next_time', self._next_time))

@@ -1,0 +1,313 @@
+"""``StandardUpdater``: one optimizer step per iteration, optionally over several micro-batches.
+
+Example:
+    >>> import numpy as np, chainlet, chainlet.links as L
+    >>> from chainlet import iterators, optimizers, training
+    >>> x = np.random.RandomState(0).rand(8, 3).astype(np.float32)
+    >>> t = (x.sum(axis=1) > 1.5).astype(np.int32)
+    >>> model = L.Classifier(L.Linear(3, 2))
+    >>> optimizer = optimizers.SGD(lr=0.1).setup(model)
+    >>> it = iterators.SerialIterator(list(zip(x, t)), batch_size=4)
+    >>> updater = training.updaters.StandardUpdater(it, optimizer)
+    >>> updater.update()
+    >>> updater.iteration, updater.epoch_detail, optimizer.t
+    (1, 0.5, 1)
+"""
+from __future__ import annotations
+
+import json
+import numbers
+from typing import Any, Callable, Optional
+
+import numpy
+
+from chainlet.dataset.convert import concat_examples
+from chainlet.training._updater import Updater
+
+
+def call_with_arrays(func: Callable, in_arrays: Any) -> Any:
+    """Call ``func`` with a converted batch: a tuple is spread, a dict passed as keywords."""
+    if isinstance(in_arrays, tuple):
+        return func(*in_arrays)
+    if isinstance(in_arrays, dict):
+        return func(**in_arrays)
+    return func(in_arrays)
+
+
+def _is_deserializer(serializer: Any) -> bool:
+    from chainlet.serializers import Deserializer
+    return isinstance(serializer, Deserializer)
+
+
+def _random_state_of(sampler: Any) -> Any:
+    """The NumPy ``RandomState``/``Generator`` an order sampler draws from, if it has its own."""
+    kinds = (numpy.random.RandomState, numpy.random.Generator)
+    for attr in ('random_state', '_random'):
+        rs = getattr(sampler, attr, None)
+        if isinstance(rs, kinds):
+            return rs
+    return None
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, numpy.ndarray):
+        return {'__ndarray__': value.tolist(), 'dtype': str(value.dtype)}
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    if isinstance(value, numpy.generic):
+        return value.item()
+    return value
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        if '__ndarray__' in value:
+            return numpy.asarray(value['__ndarray__'], dtype=value['dtype'])
+        return {k: _from_json(v) for k, v in value.items()}
+    return value
+
+
+def serialize_order_sampler(iterator: Any, serializer: Any) -> None:
+    """Save or load the random state of ``iterator``'s order sampler.
+
+    Iterators save their position and current order but not the sampler's random state, so a
+    resumed run would shuffle later epochs differently from an uninterrupted one. A sampler
+    with a ``serialize`` method handles itself; one holding its own NumPy ``RandomState`` or
+    ``Generator`` has that state stored as JSON. Samplers drawing from the global NumPy state
+    are left alone (as in Chainer).
+    """
+    sampler = getattr(iterator, 'order_sampler', None)
+    if sampler is None:
+        return
+    if hasattr(sampler, 'serialize'):
+        sampler.serialize(serializer)
+        return
+    rs = _random_state_of(sampler)
+    if rs is None:
+        return
+    if not _is_deserializer(serializer):
+        state = rs.get_state(legacy=False) if isinstance(rs, numpy.random.RandomState) \
+            else rs.bit_generator.state
+        serializer('random_state', json.dumps(_to_json(state)))
+        return
+    text = serializer('random_state', '')
+    if not text:
+        return
+    state = _from_json(json.loads(text))
+    if isinstance(rs, numpy.random.RandomState):
+        rs.set_state(state)
+    else:
+        rs.bit_generator.state = state
+
+
+class StandardUpdater(Updater):
+    """The standard updater: draw a batch, compute the loss, backprop, update.
+
+    Each :meth:`update` takes the next batch of the ``'main'`` iterator, converts it with
+    ``converter(batch, device)`` and calls ``optimizer.update(loss_func, *in_arrays)`` (a dict
+    batch is passed as keywords), so the target link (or ``loss_func``) returns the loss.
+
+    With ``accumulate=N`` one update runs N micro-batches instead: the gradients are cleared
+    once, each micro-batch's loss is back-propagated scaled by ``1/N`` (so the gradients add up
+    to those of the mean loss over the N micro-batches), and the optimizer makes one step. For
+    equally sized micro-batches and a model without batch statistics this gives the update of
+    one N times larger batch while holding only one micro-batch in memory. Scalar observations
+    reported during the micro-batches (``main/loss``, ...) are averaged.
+
+    Args:
+        iterator: The dataset iterator, or a dict of iterators with a ``'main'`` entry.
+        optimizer: The optimizer, or a dict of optimizers with a ``'main'`` entry.
+        converter: ``converter(batch, device)`` turning a list of examples into arrays.
+        device: Device to send the targets of the optimizers and the input arrays to
+            (``None`` keeps everything where it is).
+        loss_func: Loss function called with the arrays; the main optimizer's target if
+            ``None``.
+        loss_scale: Multiply the loss by this factor before backward and divide the
+            gradients by it before the update (loss scaling for float16 training).
+        auto_new_epoch: Call ``optimizer.new_epoch(auto=True)`` when an epoch ends.
+        accumulate: Number of micro-batches per update (gradient accumulation).
+        input_device: Device for the input arrays only (defaults to ``device``).
+
+    Attributes:
+        iteration (int): Number of completed updates.
+        converter, loss_func, loss_scale, auto_new_epoch, accumulate: As given.
+    """
+
+    def __init__(self, iterator: Any, optimizer: Any, converter: Callable = concat_examples,
+                 device: Any = None, loss_func: Optional[Callable] = None,
+                 loss_scale: Optional[float] = None, auto_new_epoch: bool = True, *,
+                 accumulate: int = 1, input_device: Any = None) -> None:
+        iterators = iterator if isinstance(iterator, dict) else {'main': iterator}
+        optimizers = optimizer if isinstance(optimizer, dict) else {'main': optimizer}
+        for what, d in (('iterator', iterators), ('optimizer', optimizers)):
+            if 'main' not in d:
+                raise ValueError(f"StandardUpdater: argument {what}: a dict of {what}s needs a "
+                                 f"'main' entry, got keys {sorted(d)}")
+        for name, opt in optimizers.items():
+            if getattr(opt, 'target', None) is None:
+                raise RuntimeError(f'StandardUpdater: optimizer {name!r} has no target; call '
+                                   f'optimizer.setup(model) first')
+        if not callable(converter):
+            raise TypeError(f'StandardUpdater: argument converter: expected a callable, got '
+                            f'{type(converter).__name__}')
+        if isinstance(accumulate, bool) or not isinstance(accumulate, numbers.Integral) \
+                or accumulate < 1:
+            raise ValueError(f'StandardUpdater: argument accumulate: expected a positive int, '
+                             f'got {accumulate!r}')
+        if loss_scale is not None and not loss_scale > 0:
+            raise ValueError(f'StandardUpdater: argument loss_scale: expected a positive '
+                             f'number or None, got {loss_scale!r}')
+        self._iterators = iterators
+        self._optimizers = optimizers
+        if device is not None:
+            for opt in optimizers.values():
+                opt.target.to_device(device)
+        self.device = device
+        self.input_device = device if input_device is None else input_device
+        self.converter = converter
+        self.loss_func = loss_func
+        self.loss_scale = loss_scale
+        self.accumulate = int(accumulate)
+        self.iteration = 0
+        self.auto_new_epoch = auto_new_epoch
+        if auto_new_epoch:
+            for opt in optimizers.values():
+                opt.use_auto_new_epoch = True
+        # Epoch progress over the micro-batches of the last update (accumulate > 1 only).
+        self._previous_epoch_detail: Optional[float] = None
+        self._is_new_epoch = False
+
+    # -- progress (read by triggers and extensions) --
+
+    @property
+    def epoch(self) -> int:
+        """Completed epochs of the main iterator."""
+        return self._iterators['main'].epoch
+
+    @property
+    def epoch_detail(self) -> float:
+        """Epochs as a float (``epoch`` plus the fraction of the current one)."""
+        return self._iterators['main'].epoch_detail
+
+    @property
+    def previous_epoch_detail(self) -> Optional[float]:
+        """``epoch_detail`` before the last update (``None`` before the first one)."""
+        if self.accumulate > 1 and self._previous_epoch_detail is not None:
+            return self._previous_epoch_detail
+        return self._iterators['main'].previous_epoch_detail
+
+    @property
+    def is_new_epoch(self) -> bool:
+        """True when the last update finished an epoch."""
+        if self.accumulate > 1 and self._previous_epoch_detail is not None:
+            return self._is_new_epoch
+        return self._iterators['main'].is_new_epoch
+
+    # -- access --
+
+    def get_optimizer(self, name: str) -> Any:
+        """The optimizer registered as ``name``."""
+        try:
+            return self._optimizers[name]
+        except KeyError:
+            raise KeyError(f'StandardUpdater.get_optimizer: no optimizer named {name!r}; the '
+                           f'updater has {sorted(self._optimizers)}') from None
+
+    def get_all_optimizers(self) -> dict:
+        """A new dict from names to optimizers."""
+        return dict(self._optimizers)
+
+    def get_iterator(self, name: str) -> Any:
+        """The iterator registered as ``name``."""
+        try:
+            return self._iterators[name]
+        except KeyError:
+            raise KeyError(f'StandardUpdater.get_iterator: no iterator named {name!r}; the '
+                           f'updater has {sorted(self._iterators)}') from None
+
+    # -- the update --
+
+    def update(self) -> None:
+        """Perform one update and increment :attr:`iteration`."""
+        self.update_core()
+        self.iteration += 1
+
+    def update_core(self) -> None:
+        """One update without touching :attr:`iteration` (override to customize)."""
+        iterator = self._iterators['main']
+        optimizer = self._optimizers['main']
+        loss_func = self.loss_func or optimizer.target
+        if self.accumulate == 1 and self.loss_scale is None:
+            in_arrays = self.converter(iterator.next(), self.input_device)
+            if isinstance(in_arrays, tuple):
+                optimizer.update(loss_func, *in_arrays)
+            elif isinstance(in_arrays, dict):
+                optimizer.update(loss_func, **in_arrays)
+            else:
+                optimizer.update(loss_func, in_arrays)
+            new_epoch = iterator.is_new_epoch
+        else:
+            new_epoch = self._update_accumulated(iterator, optimizer, loss_func)
+        if self.auto_new_epoch and new_epoch:
+            optimizer.new_epoch(auto=True)
+
+    def _update_accumulated(self, iterator: Any, optimizer: Any, loss_func: Callable) -> bool:
+        from chainlet import reporter as reporter_module
+        n = self.accumulate
+        scale = (1.0 if self.loss_scale is None else float(self.loss_scale)) / n
+        stack = reporter_module._reporters()
+        reporter = stack[-1] if stack and n > 1 else None
+        summary = reporter_module.DictSummary()
+        last_observation: dict = {}
+        previous_detail = iterator.epoch_detail
+        crossed = False
+        optimizer.target.cleargrads()
+        for _ in range(n):
+            in_arrays = self.converter(iterator.next(), self.input_device)
+            crossed = crossed or bool(iterator.is_new_epoch)
+            if reporter is None:
+                loss = call_with_arrays(loss_func, in_arrays)
+            else:
+                last_observation = {}
+                with reporter.scope(last_observation):
+                    loss = call_with_arrays(loss_func, in_arrays)
+                summary.add(last_observation)
+            loss.backward(loss_scale=None if scale == 1.0 else scale)
+            del loss
+        if reporter is not None:
+            reporter.observation.update(last_observation)
+            reporter.observation.update(summary.compute_mean())
+        if self.loss_scale is not None:
+            inverse = 1.0 / float(self.loss_scale)
+            for param in optimizer.target.params():
+                grad = param.grad
+                if grad is not None:
+                    grad *= inverse
+        optimizer.update()
+        self._previous_epoch_detail = previous_detail
+        self._is_new_epoch = crossed
+        return crossed
+
+    # -- life cycle --
+
+    def finalize(self) -> None:
+        """Finalize every iterator (stops worker processes of parallel iterators)."""
+        for iterator in self._iterators.values():
+            finalize = getattr(iterator, 'finalize', None)
+            if finalize is not None:
+                finalize()
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load iterators (with their order sampler's random state), optimizers,
+        models and :attr:`iteration`.
+
+        The keys follow Chainer: ``iterator:main/...``, ``optimizer:main/...``,
+        ``model:main/...`` and ``iteration``.
+        """
+        for name, iterator in self._iterators.items():
+            iterator.serialize(serializer['iterator:' + name])
+            serialize_order_sampler(iterator, serializer['order_sampler:' + name])
+        for name, opt in self._optimizers.items():
+            opt.serialize(serializer['optimizer:' + name])
+            opt.target.serialize(serializer['model:' + name])
+        self.iteration = int(serializer('iteration', self.iteration))

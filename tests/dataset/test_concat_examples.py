@@ -1,0 +1,77 @@
+"""concat_examples and to_device: structures, padding, devices, errors."""
+import numpy as np
+import pytest
+
+from chainlet import backend
+from chainlet.dataset import concat_examples, convert, to_device
+
+
+def test_tuples_give_tuple_of_stacked_arrays():
+    batch = [(np.array([1., 2.], np.float32), np.int32(3)), (np.array([4., 5.], np.float32), 6)]
+    x, t = concat_examples(batch)
+    np.testing.assert_array_equal(x, [[1, 2], [4, 5]])
+    assert x.dtype == np.float32 and x.shape == (2, 2)
+    np.testing.assert_array_equal(t, [3, 6])
+
+
+def test_dicts_arrays_and_scalars():
+    out = concat_examples([{'a': np.zeros((2, 3)), 'b': 1}, {'a': np.ones((2, 3)), 'b': 2}])
+    assert set(out) == {'a', 'b'} and out['a'].shape == (2, 2, 3)
+    np.testing.assert_array_equal(out['a'][1], np.ones((2, 3)))
+    np.testing.assert_array_equal(out['b'], [1, 2])
+    np.testing.assert_array_equal(concat_examples([np.arange(3), np.arange(3) + 1]),
+                                  [[0, 1, 2], [1, 2, 3]])
+    np.testing.assert_array_equal(concat_examples([1.5, 2.5]), [1.5, 2.5])
+    assert convert.concat_examples is concat_examples
+
+
+def test_padding_to_the_largest_shape():
+    batch = [(np.ones((1, 3), np.int32), np.array([1])), (np.ones((2, 1), np.int32),
+                                                          np.array([1, 2]))]
+    x, t = concat_examples(batch, padding=(-1, 0))
+    assert x.shape == (2, 2, 3) and x.dtype == np.int32
+    np.testing.assert_array_equal(x[0], [[1, 1, 1], [-1, -1, -1]])
+    np.testing.assert_array_equal(x[1], [[1, -1, -1], [1, -1, -1]])
+    np.testing.assert_array_equal(t, [[1, 0], [1, 2]])
+    d = concat_examples([{'s': np.array([1, 2])}, {'s': np.array([3])}], padding={'s': 9})
+    np.testing.assert_array_equal(d['s'], [[1, 2], [3, 9]])
+
+
+def test_examples_are_not_aliased():
+    a = np.zeros(2)
+    out = concat_examples([a, a])
+    out[0, 0] = 5
+    assert a[0] == 0
+
+
+def test_cpu_device_specs():
+    for spec in (-1, '@numpy', 'cpu'):
+        out = concat_examples([(np.zeros(2),)], device=spec)[0]
+        assert isinstance(out, np.ndarray)
+    a = np.zeros(1)
+    assert to_device(None, a) is a and to_device(-1, a) is a
+
+
+@pytest.mark.skipif(not backend.gpu_available(), reason='needs CuPy and a GPU')
+@pytest.mark.gpu
+def test_gpu_device():
+    import cupy
+    x, t = concat_examples([(np.zeros(2), 1), (np.ones(2), 2)], device='@cupy:0')
+    assert isinstance(x, cupy.ndarray) and isinstance(t, cupy.ndarray)
+    back = concat_examples([x[0], x[1]], device=-1)
+    np.testing.assert_array_equal(back, [[0, 0], [1, 1]])
+
+
+def test_errors():
+    with pytest.raises(ValueError, match='empty'):
+        concat_examples([])
+    with pytest.raises(ValueError, match='padding='):
+        concat_examples([np.zeros(2), np.zeros(3)])
+    with pytest.raises(ValueError, match='tuple of length 2'):
+        concat_examples([(1, 2), (1,)])
+    with pytest.raises(ValueError, match="key 'b'"):
+        concat_examples([{'b': 1}, {'c': 2}])
+    with pytest.raises(TypeError, match='concat_examples'):
+        concat_examples(5)
+    with pytest.raises(ValueError, match='device'):
+        to_device('tpu', np.zeros(1))

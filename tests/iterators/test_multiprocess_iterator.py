@@ -1,0 +1,174 @@
+"""MultiprocessIterator: same batches as SerialIterator, prefetching, resuming, clean shutdown."""
+import gc
+import multiprocessing
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from chainlet.datasets import TransformDataset, TupleDataset
+from chainlet.iterators import MultiprocessIterator, SerialIterator, ShuffleOrderSampler
+from chainlet.iterators import TimeoutWarning
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+# 'fork' from a process with threads is deprecated (and warns) on Python >= 3.12.
+METHOD = 'forkserver' if 'forkserver' in multiprocessing.get_all_start_methods() else 'spawn'
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie has exited but was not reaped yet: count it as gone.
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return f.read().split(')')[-1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+
+
+def _wait_gone(pids, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.02)
+    return [p for p in pids if _alive(p)]
+
+
+def _dataset(n=11):
+    return TupleDataset(np.arange(n * 2, dtype=np.float32).reshape(n, 2), np.arange(n))
+
+
+def _same(a, b):
+    return len(a) == len(b) and all(
+        np.array_equal(x[0], y[0]) and x[1] == y[1] for x, y in zip(a, b))
+
+
+def test_matches_serial_iterator_and_shuts_down():
+    ds = _dataset()
+    serial = SerialIterator(ds, 4, order_sampler=ShuffleOrderSampler(np.random.RandomState(0)))
+    it = MultiprocessIterator(ds, 4, n_processes=2, n_prefetch=2, start_method=METHOD,
+                              order_sampler=ShuffleOrderSampler(np.random.RandomState(0)))
+    assert it._worker_pids() == []  # workers start lazily
+    for _ in range(9):  # more than three epochs
+        a, b = next(serial), next(it)
+        assert _same(a, b)
+        assert (it.epoch, it.is_new_epoch, it.current_position) == \
+            (serial.epoch, serial.is_new_epoch, serial.current_position)
+        assert it.epoch_detail == serial.epoch_detail
+        assert it.previous_epoch_detail == serial.previous_epoch_detail
+    pids = it._worker_pids()
+    assert len(pids) == 2 and all(_alive(p) for p in pids)
+
+    # resume mid-epoch through serialize (prefetched batches are dropped)
+    saved = {}
+    it.serialize(lambda key, value: saved.setdefault(key, value))
+    expected = [next(serial) for _ in range(2)]  # the rest of epoch 3
+    it2 = SerialIterator(ds, 4, shuffle=True)
+
+    def load(key, value):
+        if isinstance(value, np.ndarray):
+            value[...] = saved[key]
+            return value
+        return saved[key]
+
+    it2.serialize(load)  # a serial iterator resumes a multiprocess one's state, too
+    assert all(_same(e, next(it2)) for e in expected)
+    it.serialize(load)
+    assert all(_same(e, next(it)) for e in expected)
+
+    it.finalize()
+    assert _wait_gone(pids) == []
+    assert it._worker_pids() == []
+    with pytest.raises(RuntimeError, match='finalized'):
+        next(it)
+    it.finalize()  # idempotent
+
+
+def test_repeat_false_context_manager_and_reset():
+    ds = _dataset(5)
+    with MultiprocessIterator(ds, 2, repeat=False, shuffle=False, n_processes=2,
+                              start_method=METHOD) as it:
+        batches = list(it)
+        assert [[int(t) for _, t in b] for b in batches] == [[0, 1], [2, 3], [4]]
+        assert it.epoch == 1 and it.epoch_detail == 1.0
+        with pytest.raises(StopIteration):
+            next(it)
+        it.reset()
+        assert [int(t) for _, t in next(it)] == [0, 1]
+        pids = it._worker_pids()
+    assert _wait_gone(pids) == []
+
+
+def _slow(x):
+    time.sleep(0.3)
+    return x
+
+
+def _fail(x):
+    raise IndexError(f'bad example {x}')
+
+
+def test_timeout_warning_and_worker_errors():
+    with MultiprocessIterator(TransformDataset([1, 2], _slow), 1, shuffle=False,
+                              n_processes=1, dataset_timeout=0.05, start_method=METHOD) as it:
+        with pytest.warns(TimeoutWarning, match='dataset_timeout'):
+            assert next(it) == [1]
+    with MultiprocessIterator(TransformDataset([1, 2], _fail), 1, n_processes=1,
+                              start_method=METHOD) as it:
+        with pytest.raises(IndexError, match='bad example'):
+            next(it)
+
+
+def test_garbage_collection_stops_workers():
+    it = MultiprocessIterator(list(range(4)), 2, n_processes=2, start_method=METHOD)
+    next(it)
+    pids = it._worker_pids()
+    del it
+    gc.collect()
+    assert _wait_gone(pids) == []
+
+
+def test_interpreter_exit_leaves_no_children(tmp_path):
+    # A script that forgets finalize(): it must exit promptly and take its workers with it.
+    script = tmp_path / 'leak.py'
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from chainlet.iterators import MultiprocessIterator
+        if __name__ == '__main__':
+            it = MultiprocessIterator(list(range(8)), 2, n_processes=2,
+                                      start_method={METHOD!r})
+            next(it)
+            print(' '.join(str(p) for p in it._worker_pids()), flush=True)
+    """))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=60, check=True)
+    pids = [int(p) for p in out.stdout.split()]
+    assert len(pids) == 2
+    assert _wait_gone(pids) == []
+    assert 'Traceback' not in out.stderr
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12) or 'fork' not in
+                    multiprocessing.get_all_start_methods(), reason='fork warns on 3.12+')
+def test_fork_accepts_unpicklable_dataset():
+    ds = TransformDataset(list(range(6)), lambda x: x * 10)  # a lambda cannot be pickled
+    with MultiprocessIterator(ds, 3, repeat=False, shuffle=False, n_processes=2,
+                              start_method='fork') as it:
+        assert list(it) == [[0, 10, 20], [30, 40, 50]]
+
+
+@pytest.mark.parametrize('kwargs, error', [
+    ({'n_processes': 0}, ValueError), ({'n_prefetch': 0}, ValueError),
+    ({'dataset_timeout': 0}, ValueError), ({'start_method': 'teleport'}, ValueError),
+    ({'shuffle': True, 'order_sampler': ShuffleOrderSampler()}, ValueError),
+])
+def test_argument_errors(kwargs, error):
+    with pytest.raises(error, match='MultiprocessIterator'):
+        MultiprocessIterator([1, 2], 1, **kwargs)
