@@ -52,11 +52,28 @@ _LAZY = {
 }
 
 
+# Names Chainer exposes at the top level, also loaded on first use.
+_LAZY_ATTRS = {
+    'Reporter': 'chainlet.reporter', 'report': 'chainlet.reporter',
+    'report_scope': 'chainlet.reporter', 'get_current_reporter': 'chainlet.reporter',
+    'Summary': 'chainlet.reporter', 'DictSummary': 'chainlet.reporter',
+    'Optimizer': 'chainlet.optimizer', 'GradientMethod': 'chainlet.optimizer',
+    'UpdateRule': 'chainlet.optimizer', 'Serializer': 'chainlet.serializers',
+    'Deserializer': 'chainlet.serializers', 'FunctionHook': 'chainlet.function_hooks',
+    'Initializer': 'chainlet.initializers',
+}
+
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f'module chainlet has no attribute {name!r}')
-    return importlib.import_module(module)
+    if module is not None:
+        return importlib.import_module(module)
+    module = _LAZY_ATTRS.get(name)
+    if module is not None:
+        return getattr(importlib.import_module(module), name)
+    if name == 'serializer':  # Chainer's module holding Serializer and Deserializer
+        return importlib.import_module('chainlet.serializers')
+    raise AttributeError(f'module chainlet has no attribute {name!r}')
 
 
 def is_debug() -> bool:

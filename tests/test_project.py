@@ -104,9 +104,24 @@ def test_example_custom_function_node():
     assert 'check_double_backward: ok' in out
 
 
-def test_example_train_digits_smoke():
+def test_example_train_digits_smoke(tmp_path):
     pytest.importorskip('sklearn')
-    out = _run_example('examples/train_digits.py', '--epochs', '3')
+    saved = tmp_path / 'mlp.npz'
+    out = _run_example('examples/train_digits.py', '--epochs', '3', '--out', str(saved))
     assert 'epoch   3' in out and 'final test accuracy' in out
     acc = float(re.search(r'final test accuracy: ([0-9.]+)', out).group(1))
     assert acc > 0.85
+    assert saved.exists()
+
+
+def test_example_gradient_penalty_smoke():
+    out = _run_example('examples/gradient_penalty.py', '--steps', '60')
+    norm = float(re.search(r'final mean input-gradient norm: ([0-9.]+)', out).group(1))
+    assert 0.5 < norm < 1.5
+
+
+def test_example_convnet_smoke():
+    pytest.importorskip('sklearn')
+    out = _run_example('examples/convnet.py', '--epochs', '2')
+    acc = float(re.search(r'final test accuracy: ([0-9.]+)', out).group(1))
+    assert acc > 0.7

@@ -7,6 +7,7 @@ and keep the parsed arrays as an ``.npz`` file next to it so later calls skip th
 from __future__ import annotations
 
 import gzip
+import importlib
 import io
 import os
 import pickle
@@ -117,10 +118,15 @@ class _ArrayUnpickler(pickle.Unpickler):
         if (leaf, name) not in self._ALLOWED or not module.split('.')[0] in (
                 'numpy', '_codecs'):
             raise pickle.UnpicklingError(f'global {module}.{name} is not allowed in a dataset')
-        if module.startswith('numpy.core'):
-            # NumPy 2 renamed numpy.core to numpy._core; going there directly avoids the
-            # deprecation shim (NumPy 1.26 has numpy._core as well).
-            module = 'numpy._core' + module[len('numpy.core'):]
+        if module.startswith(('numpy.core', 'numpy._core')):
+            # NumPy 2 renamed numpy.core to numpy._core and warns on the old name; pickles
+            # name either, so use whichever this NumPy has, the new one first.
+            rest = module.split('core', 1)[1]
+            for candidate in ('numpy._core' + rest, 'numpy.core' + rest):
+                try:
+                    return getattr(importlib.import_module(candidate), name)
+                except (ImportError, AttributeError):
+                    continue
         return super().find_class(module, name)
 
 

@@ -320,7 +320,12 @@ def atomic_path(path: Union[str, os.PathLike]) -> Iterator[str]:
     directory, base = os.path.split(target)
     tmp = os.path.join(directory, f'.{base}.{uuid.uuid4().hex[:12]}.tmp')
     # O_EXCL: never clobber another writer's file; mode 0o666 lets the umask apply as for open().
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0), 0o666)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0),
+                     0o666)
+    except FileNotFoundError as e:
+        raise FileNotFoundError(e.errno, f'cannot write {os.fspath(path)!r}: the folder '
+                                f'{directory!r} does not exist', os.fspath(path)) from None
     os.close(fd)
     try:
         yield tmp

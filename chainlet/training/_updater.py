@@ -28,4 +28,3 @@ class Updater:
     def serialize(self, serializer: Any) -> None:
         """Save or load the updater's state (iterators, optimizers, models, iteration)."""
         raise NotImplementedError
-

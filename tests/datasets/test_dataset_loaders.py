@@ -66,8 +66,11 @@ def cifar_tar(folder, n_per_batch=2, seed=0, name='cifar-10-python.tar.gz'):
         x = rng.randint(0, 256, size=(n_per_batch, 3072)).astype(np.uint8)
         y = rng.randint(0, 10, size=n_per_batch).tolist()
         # protocol 2 and latin-1 friendly keys, like the Python 2 originals
-        members[member] = pickle.dumps({'batch_label': 'b', 'data': x, 'labels': y,
-                                        'filenames': ['f'] * n_per_batch}, protocol=2)
+        payload = pickle.dumps({'batch_label': 'b', 'data': x, 'labels': y,
+                                'filenames': ['f'] * n_per_batch}, protocol=2)
+        # the original files were written with NumPy 1 (numpy.core), keep one like that
+        members[member] = payload.replace(b'numpy._core.', b'numpy.core.') \
+            if member.endswith('_1') else payload
         xs.append(x)
         ys.append(y)
     buffer = io.BytesIO()

@@ -4,3 +4,19 @@ from chainlet.keras.engine.input_layer import Input, InputLayer  # noqa: F401
 from chainlet.keras.engine.input_spec import InputSpec  # noqa: F401
 from chainlet.keras.layers.dense import Dense  # noqa: F401
 from chainlet.keras.layers.operation import Operation  # noqa: F401
+from chainlet.keras.layers.core import (  # noqa: F401
+    Activation, Dropout, Embedding, Flatten, Lambda, Permute, RepeatVector, Reshape)
+from chainlet.keras.layers.convolutional import (  # noqa: F401
+    Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose, Convolution1D,
+    Convolution2D, Convolution2DTranspose, Convolution3D, DepthwiseConv1D, DepthwiseConv2D,
+    SeparableConv1D, SeparableConv2D)
+from chainlet.keras.layers.pooling import (  # noqa: F401
+    AveragePooling1D, AveragePooling2D, AveragePooling3D, AvgPool1D, AvgPool2D, AvgPool3D,
+    GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D, GlobalAvgPool1D,
+    GlobalAvgPool2D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
+    GlobalMaxPooling3D, MaxPool1D, MaxPool2D, MaxPool3D, MaxPooling1D, MaxPooling2D,
+    MaxPooling3D)
+from chainlet.keras.layers.reshaping import (  # noqa: F401
+    Cropping1D, Cropping2D, UpSampling1D, UpSampling2D, ZeroPadding1D, ZeroPadding2D)
+from chainlet.keras.layers.normalization import (  # noqa: F401
+    BatchNormalization, GroupNormalization, LayerNormalization)

@@ -20,6 +20,8 @@ from typing import Any
 class TimeTrigger:
     """Fire when ``trainer.elapsed_time`` passed the next multiple of ``period`` seconds.
 
+    When one iteration spans several multiples the trigger fires once, not once per multiple.
+
     Args:
         period: Interval in seconds.
     """
@@ -33,10 +35,13 @@ class TimeTrigger:
 
     def __call__(self, trainer: Any) -> bool:
         """Return whether the next multiple of the period was reached."""
-        if self._next_time <= trainer.elapsed_time:
+        elapsed = trainer.elapsed_time
+        if self._next_time > elapsed:
+            return False
+        # After a long iteration skip the missed multiples instead of firing once per multiple.
+        while self._next_time <= elapsed:
             self._next_time += self._period
-            return True
-        return False
+        return True
 
     def serialize(self, serializer: Any) -> None:
         """Save or load the time of the next firing."""

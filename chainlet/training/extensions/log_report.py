@@ -1,0 +1,102 @@
+"""``LogReport``: accumulate observations and write their means to a JSON log file.
+
+Example:
+    >>> from chainlet.training import extensions
+    >>> log = extensions.LogReport(keys=['main/loss'], trigger=(1, 'epoch'))
+    >>> log.log
+    []
+"""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from typing import Any, Callable, Optional, Sequence
+
+from chainlet import reporter as reporter_module
+from chainlet.training import extension
+from chainlet.training import util
+from chainlet.training._files import write_text_atomic
+
+
+def _is_serializer(serializer: Any) -> bool:
+    from chainlet.serializers import Serializer
+    return isinstance(serializer, Serializer)
+
+
+class LogReport(extension.Extension):
+    """Average the observations over an interval and append the means to a log.
+
+    Called every iteration (its own ``trigger`` decides when an interval ends). At the end of
+    each interval the means of the observed scalars are stored in a dict together with
+    ``epoch``, ``iteration`` and ``elapsed_time``, appended to :attr:`log` and written as a JSON
+    list to ``<trainer.out>/<filename>``. The file is replaced atomically (written to a
+    temporary file in the same folder, flushed, then renamed), so it is always a complete log,
+    also when the process is killed while writing.
+
+    Args:
+        keys: Observation keys to record; ``None`` records every scalar.
+        trigger: The interval (default ``(1, 'epoch')``).
+        postprocess: Called as ``postprocess(entry)`` on each entry before it is stored; it
+            may add or change values.
+        filename: Name of the log file in the output folder; ``None`` writes no file. It may
+            contain ``{iteration}``-style fields filled from the entry.
+    """
+
+    def __init__(self, keys: Optional[Sequence[str]] = None, trigger: Any = (1, 'epoch'),
+                 postprocess: Optional[Callable[[dict], Any]] = None,
+                 filename: Optional[str] = 'log', **kwargs: Any) -> None:
+        if 'log_name' in kwargs:  # Chainer's older name of the argument
+            filename = kwargs.pop('log_name')
+        if kwargs:
+            raise TypeError(f'LogReport: unexpected keyword arguments {sorted(kwargs)}')
+        self._keys = keys
+        self._trigger = util.get_trigger(trigger)
+        self._postprocess = postprocess
+        self._log: list = []
+        self._log_name = filename
+        self._init_summary()
+
+    def _init_summary(self) -> None:
+        self._summary = reporter_module.DictSummary()
+
+    def __call__(self, trainer: Any) -> None:
+        """Add this iteration's observation; at the end of an interval, log the means."""
+        observation = trainer.observation
+        if self._keys is None:
+            self._summary.add(observation)
+        else:
+            self._summary.add({k: observation[k] for k in self._keys if k in observation})
+        if not self._trigger(trainer):
+            return
+        entry = {name: float(value) for name, value in self._summary.compute_mean().items()}
+        updater = trainer.updater
+        entry['epoch'] = updater.epoch
+        entry['iteration'] = updater.iteration
+        entry['elapsed_time'] = trainer.elapsed_time
+        if self._postprocess is not None:
+            self._postprocess(entry)
+        self._log.append(entry)
+        if self._log_name is not None:
+            path = os.path.join(trainer.out, self._log_name.format(**entry))
+            write_text_atomic(path, json.dumps(self._log, indent=4))
+        self._init_summary()
+
+    @property
+    def log(self) -> list:
+        """The entries logged so far (a list of dicts)."""
+        return self._log
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load the interval trigger, the running summary and the log itself."""
+        if hasattr(self._trigger, 'serialize'):
+            self._trigger.serialize(serializer['_trigger'])
+        try:
+            self._summary.serialize(serializer['_summary'])
+        except KeyError:
+            warnings.warn('LogReport: the running statistics are not in the snapshot; they '
+                          'start from zero', stacklevel=2)
+        if _is_serializer(serializer):
+            serializer('_log', json.dumps(self._log))
+        else:
+            self._log = json.loads(serializer('_log', '') or '[]')
