@@ -1,4 +1,4 @@
-"""Array modules: NumPy always, CuPy when it is installed and a GPU is present.
+"""Array modules and devices: NumPy always, CuPy when it is installed and a GPU is present.
 
 CuPy is imported lazily, on the first question that needs it, so ``import chainlet`` never
 requires it. A CuPy array can only exist if CuPy was imported by someone, which is why the cheap
@@ -79,7 +79,8 @@ def array_type_name(x: Any) -> str:
 def check_same_array_module(function_name: str, arrays: tuple | list) -> ModuleType:
     """Return the common array module of ``arrays`` or raise ``TypeError`` naming both kinds.
 
-    Called only when the fast "all NumPy" test in ``FunctionNode.apply`` fails.
+    Called only when the fast "all NumPy" test in ``FunctionNode.apply`` fails (which then
+    calls :func:`check_same_device` for CuPy inputs).
     """
     kinds: dict[str, int] = {}
     for i, a in enumerate(arrays):
@@ -97,6 +98,23 @@ def check_same_array_module(function_name: str, arrays: tuple | list) -> ModuleT
             i, a = bad[0]
             raise TypeError(f'{function_name}: input {i} must be an ndarray, got {type(a).__name__}')
     return xp
+
+
+def check_same_device(function_name: str, arrays: tuple | list) -> Any:
+    """Return the ``cupy.cuda.Device`` of the CuPy ``arrays``, or raise ``TypeError`` naming
+    the two GPUs when they are on different ones."""
+    first = None
+    for i, a in enumerate(arrays):
+        if a is None:
+            continue
+        if first is None:
+            first = (i, a.device)
+        elif a.device.id != first[1].id:
+            raise TypeError(
+                f'{function_name}: all inputs must be on the same device; input {first[0]} is '
+                f'on @cupy:{first[1].id} but input {i} is on @cupy:{a.device.id} (move them '
+                f'with to_device())')
+    return None if first is None else first[1]
 
 
 def to_cpu(array: Any) -> Any:
@@ -124,16 +142,21 @@ def to_gpu(array: Any, device: int | None = None) -> Any:
     cupy = import_cupy()
     if not isinstance(array, (numpy.ndarray, numpy.generic, cupy.ndarray)):
         raise TypeError(f'to_gpu: expected a numpy or cupy ndarray, got {type(array).__name__}')
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception:  # CUDA driver missing or broken
-        count = 0
-    if count == 0:
+    if device_count() == 0:
         raise RuntimeError('to_gpu: CuPy is installed but no CUDA device was found')
     if device is None:
         return cupy.asarray(array)
     with cupy.cuda.Device(device):
         return cupy.asarray(array)
+
+
+def device_count() -> int:
+    """Number of visible CUDA devices; 0 when CuPy or the CUDA driver is missing."""
+    try:
+        import cupy
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # CuPy not installed, or CUDA driver missing or broken
+        return 0
 
 
 def gpu_available() -> bool:
@@ -157,7 +180,8 @@ def copyto(dst: Any, src: Any) -> None:
 def parse_device_spec(device: Any) -> int:
     """Return the GPU id named by ``device``, or ``-1`` for the CPU.
 
-    Accepts ``'@numpy'``, ``'cpu'``, ``-1``, ``'@cupy:N'``, ``'cuda:N'``, ``'cuda'`` and ``N``.
+    Accepts ``'@numpy'``, ``'cpu'``, ``-1``, ``'@cupy:N'``, ``'cuda:N'``, ``'cuda'``, ``N``,
+    device objects (:class:`Device`, ``cupy.cuda.Device``) and the ``numpy`` module.
     """
     if isinstance(device, bool):
         raise TypeError(f'device: expected a device spec such as "@numpy" or "@cupy:0", '
@@ -166,8 +190,13 @@ def parse_device_spec(device: Any) -> int:
         return -1
     if isinstance(device, (int, numpy.integer)):
         return int(device) if device >= 0 else -1
-    if hasattr(device, 'device_id'):  # a device object
+    if hasattr(device, 'device_id'):  # a chainlet Device
         return device.device_id
+    if device is numpy:
+        return -1
+    device_id = getattr(device, 'id', None)
+    if type(device).__module__.startswith('cupy') and isinstance(device_id, int):
+        return device_id  # a cupy.cuda.Device
     if isinstance(device, str):
         spec = device.strip().lower()
         if spec in ('@numpy', 'cpu', 'numpy', '@cpu'):
@@ -179,3 +208,8 @@ def parse_device_spec(device: Any) -> int:
             return 0
     raise ValueError(f'device: expected "@numpy", -1, "@cupy:N", "cuda:N" or an int, '
                      f'got {device!r}')
+
+
+# Devices live in their own module to keep this one short; they are public here, as in Chainer.
+from chainlet._devices import (  # noqa: E402,F401
+    CpuDevice, Device, GpuDevice, get_device, get_device_from_array, using_device)

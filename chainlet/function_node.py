@@ -5,7 +5,9 @@ Writing a function means subclassing :class:`FunctionNode` and implementing two 
 * ``forward(inputs)`` takes a tuple of arrays and returns a tuple of arrays. It may call
   :meth:`~FunctionNode.retain_inputs` / :meth:`~FunctionNode.retain_outputs` to keep what
   ``backward`` needs (nothing else is kept). Implement ``forward_cpu`` and ``forward_gpu``
-  instead when the NumPy and CuPy code differ.
+  instead when the NumPy and CuPy code differ, or keep ``forward`` and add ``forward_gpu`` (a
+  fused CUDA kernel, say): on CuPy inputs ``apply`` calls ``forward_gpu`` when the class has
+  one, with the inputs' GPU made current; inputs on two GPUs raise ``TypeError``.
 * ``backward(target_input_indexes, grad_outputs)`` takes the gradients of the outputs as
   Variables (``None`` for an output that received none) and returns the gradients of the inputs
   listed in ``target_input_indexes``, written with chainlet functions so that they can be
@@ -110,6 +112,15 @@ def _check_finite(arrays: Iterable[Any], what: str, func: 'FunctionNode',
                                f'(debug mode){where}')
 
 
+def _prefers_forward_gpu(cls: type) -> bool:
+    """True when ``cls`` has its own ``forward_gpu`` that is not hidden by a ``forward``
+    defined further down the class hierarchy (a subclass that rewrites ``forward`` wins)."""
+    def owner(name: str) -> int:
+        return next(i for i, c in enumerate(cls.__mro__) if name in c.__dict__)
+    gpu_owner = owner('forward_gpu')
+    return cls.__mro__[gpu_owner] is not FunctionNode and gpu_owner <= owner('forward')
+
+
 class FunctionNode:
     """Base class of differentiable functions; see the module docstring for the contract.
 
@@ -130,6 +141,12 @@ class FunctionNode:
     _output_indexes_to_retain: Optional[tuple] = None
     _retained_output_data: Optional[tuple] = None
     _local_function_hooks: Optional[collections.OrderedDict] = None
+    # Whether apply() calls forward_gpu directly on CuPy inputs (set per class, see below).
+    _use_forward_gpu = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._use_forward_gpu = _prefers_forward_gpu(cls)
 
     @property
     def label(self) -> str:
@@ -191,8 +208,9 @@ class FunctionNode:
                 all_numpy = False
             in_data.append(d)
         in_data = tuple(in_data)
-        if not all_numpy:
-            backend.check_same_array_module(self.label, in_data)
+        gpu = None
+        if not all_numpy and backend.check_same_array_module(self.label, in_data) is not numpy:
+            gpu = backend.check_same_device(self.label, in_data)
         if cfg.type_check:
             self.check_type_forward(in_data)
 
@@ -205,7 +223,12 @@ class FunctionNode:
         if debug:
             self.stack = traceback.extract_stack()[:-1]
 
-        outputs = self.forward(in_data)
+        if gpu is None:
+            outputs = self.forward(in_data)
+        else:
+            with gpu:  # kernels and allocations on the inputs' GPU
+                outputs = self.forward_gpu(in_data) if self._use_forward_gpu \
+                    else self.forward(in_data)
         if type(outputs) is not tuple:
             raise TypeError(f'{self.label}.forward must return a tuple of arrays, '
                             f'got {type(outputs).__name__}')

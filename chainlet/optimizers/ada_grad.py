@@ -50,7 +50,10 @@ class AdaGradRule(optimizer.UpdateRule):
         _update(numpy, self.hyperparam, self._state, param)
 
     def update_core_gpu(self, param: Any) -> None:
-        _update(backend.get_array_module(param.array), self.hyperparam, self._state, param)
+        from chainlet.optimizers import _cuda_kernels  # one fused kernel per parameter
+        lr, eps = float(self.hyperparam.lr), float(self.hyperparam.eps)
+        check_eps('AdaGrad', eps, param.array.dtype)
+        _cuda_kernels.ada_grad(param.grad, lr, eps, param.array, self._state['h'])
 
 
 class AdaGrad(optimizer.GradientMethod):

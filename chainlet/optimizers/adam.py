@@ -116,7 +116,19 @@ class AdamRule(optimizer.UpdateRule):
         _update(numpy, self, param)
 
     def update_core_gpu(self, param: Any) -> None:
-        _update(backend.get_array_module(param.array), self, param)
+        from chainlet.optimizers import _cuda_kernels  # one fused kernel per parameter
+        hp = self.hyperparam
+        beta1, beta2 = float(hp.beta1), float(hp.beta2)
+        eps, eta, wd = float(hp.eps), float(hp.eta), float(hp.weight_decay_rate)
+        check_eps('Adam', eps, param.array.dtype)
+        lower, upper = self.bounds if hp.adabound else (0.0, 0.0)
+        state = self._state
+        arrays = [param.array, state['m'], state['v']]
+        if hp.amsgrad:
+            arrays.append(state['vhat'])
+        kernel = _cuda_kernels.adam[bool(hp.amsgrad), bool(hp.adabound)]
+        kernel(param.grad, _learning_rate(hp, self.t, 'AdamRule'), 1.0 - beta1, 1.0 - beta2,
+               eps, eta, 1.0 - eta * wd, lower, upper, *arrays)
 
     @property
     def alpha_t(self) -> float:

@@ -45,7 +45,10 @@ class MomentumSGDRule(optimizer.UpdateRule):
         _update(numpy, self.hyperparam, self._state, param)
 
     def update_core_gpu(self, param: Any) -> None:
-        _update(backend.get_array_module(param.array), self.hyperparam, self._state, param)
+        from chainlet.optimizers import _cuda_kernels  # one fused kernel per parameter
+        hp = self.hyperparam
+        _cuda_kernels.momentum_sgd(param.grad, float(hp.lr), float(hp.momentum), param.array,
+                                   self._state['v'])
 
 
 class MomentumSGD(optimizer.GradientMethod):

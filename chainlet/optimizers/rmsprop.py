@@ -65,7 +65,12 @@ class RMSpropRule(optimizer.UpdateRule):
         _update(numpy, self.hyperparam, self._state, param)
 
     def update_core_gpu(self, param: Any) -> None:
-        _update(backend.get_array_module(param.array), self.hyperparam, self._state, param)
+        from chainlet.optimizers import _cuda_kernels  # one fused kernel per parameter
+        hp = self.hyperparam
+        lr, alpha, eps = float(hp.lr), float(hp.alpha), float(hp.eps)
+        check_eps('RMSprop', eps, param.array.dtype)
+        _cuda_kernels.rmsprop[bool(hp.eps_inside_sqrt)](param.grad, lr, alpha, eps, param.array,
+                                                        self._state['ms'])
 
 
 class RMSprop(optimizer.GradientMethod):

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy
 
-from chainlet import backend, optimizer
+from chainlet import optimizer
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -36,7 +36,8 @@ class SGDRule(optimizer.UpdateRule):
         _update(numpy, self.hyperparam, param)
 
     def update_core_gpu(self, param: Any) -> None:
-        _update(backend.get_array_module(param.array), self.hyperparam, param)
+        from chainlet.optimizers import _cuda_kernels  # one fused kernel per parameter
+        _cuda_kernels.sgd(param.grad, float(self.hyperparam.lr), param.array)
 
 
 class SGD(optimizer.GradientMethod):

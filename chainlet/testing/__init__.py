@@ -6,4 +6,5 @@ Example:
     >>> testing.assert_allclose(np.float32([1.0]), np.float32([1.0 + 1e-7]))
 """
 from chainlet.testing.array import assert_allclose, make_noncontiguous  # noqa: F401
-from chainlet.testing.function_test_case import FunctionTestCase, default_tolerances  # noqa: F401
+from chainlet.testing.function_test_case import (  # noqa: F401
+    FunctionTestCase, default_tolerances, gpu_skip_reason)

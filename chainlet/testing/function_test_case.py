@@ -5,6 +5,14 @@ Subclass it in a test module and implement ``generate_inputs``, ``forward`` and
 ``test_double_backward``, each parametrized over ``params`` (hyper-parameter dicts whose entries
 become attributes), ``dtypes`` (float16/32/64 by default) and contiguous or non-contiguous inputs.
 
+When CuPy and a CUDA device are present, every case also runs on GPU 0 (``test_forward_gpu``,
+``test_backward_gpu``, ``test_double_backward_gpu``, marked ``gpu``): the same inputs are sent
+to the GPU, the outputs are compared with ``forward_expected`` and the gradients are checked
+there. Without a GPU a single ``test_gpu`` per class is collected and skipped with the reason,
+so the CPU suite does not grow. ``forward`` receives the device (a
+:class:`~chainlet.backend.CpuDevice` or :class:`~chainlet.backend.GpuDevice`, which compares
+equal to ``'@numpy'`` / ``'@cupy:0'``) for functions that need it.
+
 Example (in a test module)::
 
     class TestTanh(FunctionTestCase):
@@ -21,8 +29,9 @@ Example (in a test module)::
 """
 from __future__ import annotations
 
+import functools
 import zlib
-from typing import Any
+from typing import Any, Optional
 
 import numpy
 import pytest
@@ -70,6 +79,23 @@ def _copy(arrays: tuple) -> tuple:
     return tuple(None if a is None else a.copy() for a in arrays)
 
 
+@functools.lru_cache(maxsize=None)
+def gpu_skip_reason() -> Optional[str]:
+    """Why GPU tests cannot run here (``None`` when CuPy and a CUDA device are present).
+
+    Probed once per process; importing CuPy happens here, never in ``import chainlet``.
+    """
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        return 'CuPy is not installed (pip install "chainlet[cuda12]" or "chainlet[cuda13]")'
+    except Exception as e:  # a broken installation (e.g. a CUDA library that fails to load)
+        return f'CuPy failed to import: {e}'
+    if backend.device_count() == 0:
+        return 'CuPy is installed but no CUDA device was found'
+    return None
+
+
 class FunctionTestCase:
     """Base class of declarative tests for differentiable functions (see module docstring).
 
@@ -92,9 +118,18 @@ class FunctionTestCase:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cases, ids = _cases(cls)
-        for name in ('forward', 'backward', 'double_backward'):
-            if f'test_{name}' not in cls.__dict__:  # a subclass may write its own
-                setattr(cls, f'test_{name}', _make_test(name, cases, ids))
+        # A test the subclass writes itself replaces the generated one and gets no GPU twin.
+        names = [n for n in ('forward', 'backward', 'double_backward')
+                 if f'test_{n}' not in cls.__dict__]
+        for name in names:
+            setattr(cls, f'test_{name}', _make_test(name, cases, ids))
+        reason = gpu_skip_reason()
+        if reason is not None:
+            if names and 'test_gpu' not in cls.__dict__:
+                cls.test_gpu = _gpu_placeholder(reason)
+            return
+        for name in names:
+            setattr(cls, f'test_{name}_gpu', _make_test(name, cases, ids, gpu=True))
 
     # -- hooks for subclasses --
 
@@ -126,7 +161,8 @@ class FunctionTestCase:
 
     # -- machinery --
 
-    def _prepare(self, param: dict, dtype: numpy.dtype, contiguous: bool, kind: str) -> tuple:
+    def _prepare(self, param: dict, dtype: numpy.dtype, contiguous: bool, kind: str,
+                 device: Any) -> tuple:
         for key, value in param.items():
             setattr(self, key, value)
         self.dtype = dtype
@@ -137,28 +173,29 @@ class FunctionTestCase:
         seed = zlib.crc32(f'{type(self).__name__}{sorted(param.items())}{dtype}{kind}'.encode())
         numpy.random.seed(seed % (2 ** 32))
         self.setup()
-        inputs = tuple(self.generate_inputs())
+        inputs = tuple(device.send(self.generate_inputs()))
         if not contiguous:
             inputs = tuple(make_noncontiguous(x) for x in inputs)
         return inputs
 
-    def _forward(self, inputs: tuple) -> tuple:
-        outputs = self.forward(tuple(Variable(x) for x in inputs), '@numpy')
+    def _forward(self, inputs: tuple, device: Any) -> tuple:
+        outputs = self.forward(tuple(Variable(x) for x in inputs), device)
         if not isinstance(outputs, tuple):
             raise TypeError(f'{type(self).__name__}.forward must return a tuple of Variables, '
                             f'got {type(outputs).__name__}')
         return outputs
 
-    def _run_forward(self, param: dict, dtype: numpy.dtype, contiguous: bool) -> None:
+    def _run_forward(self, param: dict, dtype: numpy.dtype, contiguous: bool,
+                     device: Any) -> None:
         if self.skip_forward_test:
             pytest.skip('forward test disabled for this case')
-        inputs = self._prepare(param, dtype, contiguous, 'forward')
+        inputs = self._prepare(param, dtype, contiguous, 'forward', device)
         saved = _copy(inputs)
-        outputs = self._forward(inputs)
+        outputs = self._forward(inputs, device)
         for i, (x, x0) in enumerate(zip(inputs, saved)):
             if not numpy.array_equal(backend.to_cpu(x), backend.to_cpu(x0), equal_nan=True):
                 raise AssertionError(f'forward modified its input {i} in place')
-        expected = self.forward_expected(_copy(saved))
+        expected = self.forward_expected(tuple(backend.to_cpu(_copy(saved))))
         if not isinstance(expected, tuple):
             raise TypeError(f'{type(self).__name__}.forward_expected must return a tuple')
         assert len(outputs) == len(expected), \
@@ -168,45 +205,56 @@ class FunctionTestCase:
             assert_allclose(y.array, numpy.asarray(e), err_msg=f'output {i}: ',
                             **self.check_forward_options)
 
-    def _function(self, n_out: list) -> Any:
+    def _function(self, n_out: list, device: Any) -> Any:
         def f(*xs: Variable) -> tuple:
-            outs = self.forward(xs, '@numpy')
+            outs = self.forward(xs, device)
             return tuple(y for y, keep in zip(outs, n_out) if keep)
         return f
 
-    def _run_backward(self, param: dict, dtype: numpy.dtype, contiguous: bool) -> None:
+    def _run_backward(self, param: dict, dtype: numpy.dtype, contiguous: bool,
+                      device: Any) -> None:
         if self.skip_backward_test:
             pytest.skip('backward test disabled for this case')
-        inputs = self._prepare(param, dtype, contiguous, 'backward')
-        outputs = self._forward(_copy(inputs))
-        gys = self.generate_grad_outputs(tuple(y.array for y in outputs))
+        inputs = self._prepare(param, dtype, contiguous, 'backward', device)
+        outputs = self._forward(_copy(inputs), device)
+        gys = device.send(tuple(self.generate_grad_outputs(tuple(y.array for y in outputs))))
         keep = [g is not None for g in gys]
-        gradient_check.check_backward(self._function(keep), inputs,
+        gradient_check.check_backward(self._function(keep, device), inputs,
                                       tuple(g for g in gys if g is not None),
                                       **self.check_backward_options)
 
-    def _run_double_backward(self, param: dict, dtype: numpy.dtype, contiguous: bool) -> None:
+    def _run_double_backward(self, param: dict, dtype: numpy.dtype, contiguous: bool,
+                             device: Any) -> None:
         if self.skip_double_backward_test:
             pytest.skip('double backward test disabled for this case')
-        inputs = self._prepare(param, dtype, contiguous, 'double_backward')
-        outputs = self._forward(_copy(inputs))
-        gys = self.generate_grad_outputs(tuple(y.array for y in outputs))
+        inputs = self._prepare(param, dtype, contiguous, 'double_backward', device)
+        outputs = self._forward(_copy(inputs), device)
+        gys = device.send(tuple(self.generate_grad_outputs(tuple(y.array for y in outputs))))
         keep = [g is not None for g in gys]
-        ggxs = self.generate_grad_grad_inputs(inputs)
-        gradient_check.check_double_backward(self._function(keep), inputs,
+        ggxs = device.send(tuple(self.generate_grad_grad_inputs(inputs)))
+        gradient_check.check_double_backward(self._function(keep, device), inputs,
                                              tuple(g for g in gys if g is not None), ggxs,
                                              **self.check_double_backward_options)
 
 
-def _make_test(name: str, cases: list, ids: list) -> Any:
+def _make_test(name: str, cases: list, ids: list, gpu: bool = False) -> Any:
     runner = f'_run_{name}'
 
     @pytest.mark.parametrize('case', cases, ids=ids)
     def test(self: FunctionTestCase, case: tuple) -> None:
-        getattr(self, runner)(*case)
+        device = backend.GpuDevice(0) if gpu else backend.CpuDevice()
+        with backend.using_device(device):
+            getattr(self, runner)(*case, device)
 
-    test.__name__ = f'test_{name}'
-    return test
+    test.__name__ = f'test_{name}_gpu' if gpu else f'test_{name}'
+    return pytest.mark.gpu(test) if gpu else test
 
 
-__all__ = ['FunctionTestCase', 'default_tolerances']
+def _gpu_placeholder(reason: str) -> Any:
+    @pytest.mark.gpu
+    def test_gpu(self: FunctionTestCase) -> None:
+        pytest.skip(f'GPU variants of this test case were not generated: {reason}')
+    return test_gpu
+
+
+__all__ = ['FunctionTestCase', 'default_tolerances', 'gpu_skip_reason']

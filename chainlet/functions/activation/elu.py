@@ -6,6 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.functions.activation._util import real_param
 from chainlet.functions.math.exponential import exp
 from chainlet.variable import Variable
@@ -43,6 +44,10 @@ class ELU(FunctionNode):
         pos = x if self.scale == 1.0 else x * dt(self.scale)
         return xp.where(x > 0, pos, neg),
 
+    def forward_gpu(self, inputs):
+        self.retain_inputs((0,))
+        return _cuda_kernels.elu(inputs[0], self.scale, self.alpha * self.scale, self.rate),
+
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()
         return ELUGrad(self.alpha, self.scale, self.rate).apply((x, grad_outputs[0]))
@@ -65,6 +70,12 @@ class ELUGrad(FunctionNode):
         neg = xp.exp(xp.minimum(x, dt(0)) * dt(self.rate)) * \
             dt(self.scale * self.alpha * self.rate)
         return gy * xp.where(x > 0, dt(self.scale), neg),
+
+    def forward_gpu(self, inputs):
+        x, gy = inputs
+        self.retain_inputs((0, 1))
+        coef = self.scale * self.alpha * self.rate
+        return _cuda_kernels.elu_grad(x, gy, self.scale, coef, self.rate),
 
     def backward(self, indexes, grad_outputs):
         x, gy = self.get_retained_inputs()

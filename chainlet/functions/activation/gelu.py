@@ -7,6 +7,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.functions.activation import _erf
 from chainlet.functions.math.exponential import exp
 from chainlet.variable import Variable
@@ -34,6 +35,10 @@ class GELU(FunctionNode):
         self.retain_inputs((0,))
         return x * _erf.ndtr(x),
 
+    def forward_gpu(self, inputs):
+        self.retain_inputs((0,))
+        return _cuda_kernels.gelu(inputs[0]),
+
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()
         return GELUGrad().apply((x, grad_outputs[0]))
@@ -46,6 +51,10 @@ class GELUGrad(FunctionNode):
         x, gy = inputs
         self.retain_inputs((0, 1))
         return gy * (_erf.ndtr(x) + x * _normal_pdf(x)),
+
+    def forward_gpu(self, inputs):
+        self.retain_inputs((0, 1))
+        return _cuda_kernels.gelu_grad(*inputs),
 
     def backward(self, indexes, grad_outputs):
         x, gy = self.get_retained_inputs()

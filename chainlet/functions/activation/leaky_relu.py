@@ -6,6 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.functions.activation._util import real_param
 from chainlet.variable import Variable
 
@@ -26,6 +27,14 @@ class LeakyReLU(FunctionNode):
         # With a positive slope, y < 0 exactly where x < 0: keep y (often kept anyway by the
         # next function) instead of x.
         if self.slope > 0:
+            self.retain_outputs((0,))
+        else:
+            self.retain_inputs((0,))
+        return y,
+
+    def forward_gpu(self, inputs):
+        y = _cuda_kernels.leaky_relu(inputs[0], self.slope)
+        if self.slope > 0:  # as in forward: keep y rather than x when it tells the sign
             self.retain_outputs((0,))
         else:
             self.retain_inputs((0,))
@@ -53,6 +62,9 @@ class LeakyReLUGrad(FunctionNode):
         gy, = inputs
         xp = backend.get_array_module(gy)
         return xp.where(self.cond < 0, gy * gy.dtype.type(self.slope), gy),
+
+    def forward_gpu(self, inputs):
+        return _cuda_kernels.leaky_relu_grad(inputs[0], self.cond, self.slope),
 
     def backward(self, indexes, grad_outputs):
         return LeakyReLUGrad(self.cond, self.slope).apply((grad_outputs[0],))

@@ -8,6 +8,7 @@ import numpy
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.variable import Variable
 
 
@@ -50,6 +51,10 @@ class LogSoftmax(FunctionNode):
         self.retain_outputs((0,))
         return log_softmax_array(inputs[0], self.axis),
 
+    def forward_gpu(self, inputs):
+        self.retain_outputs((0,))
+        return _cuda_kernels.log_softmax(inputs[0], self.axis),
+
     def backward(self, indexes, grad_outputs):
         y, = self.get_retained_outputs()
         return LogSoftmaxGrad(self.axis).apply((y, grad_outputs[0]))
@@ -69,6 +74,11 @@ class LogSoftmaxGrad(FunctionNode):
         gx *= gy.sum(axis=self.axis, keepdims=True)
         xp.subtract(gy, gx, out=gx)
         return gx,
+
+    def forward_gpu(self, inputs):
+        y, gy = inputs
+        self.retain_inputs((0, 1))
+        return _cuda_kernels.log_softmax_grad(y, gy, gy.sum(axis=self.axis, keepdims=True)),
 
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.math.exponential import exp

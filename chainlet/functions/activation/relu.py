@@ -6,6 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.variable import Variable
 
 
@@ -19,6 +20,10 @@ class ReLU(FunctionNode):
         x, = inputs
         self.retain_outputs((0,))
         return backend.get_array_module(x).maximum(x, x.dtype.type(0)),
+
+    def forward_gpu(self, inputs):
+        self.retain_outputs((0,))
+        return _cuda_kernels.relu(inputs[0]),
 
     def backward(self, indexes, grad_outputs):
         y, = self.output_data()
@@ -38,6 +43,9 @@ class ReLUGrad(FunctionNode):
     def forward(self, inputs):
         gy, = inputs
         return gy * (self.y > 0),
+
+    def forward_gpu(self, inputs):
+        return _cuda_kernels.relu_grad(inputs[0], self.y),
 
     def backward(self, indexes, grad_outputs):
         return ReLUGrad(self.y).apply((grad_outputs[0],))

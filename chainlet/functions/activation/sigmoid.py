@@ -6,6 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.variable import Variable
 
 
@@ -25,6 +26,10 @@ class Sigmoid(FunctionNode):
         self.retain_outputs((0,))
         return xp.asarray(y, dtype=x.dtype),
 
+    def forward_gpu(self, inputs):
+        self.retain_outputs((0,))
+        return _cuda_kernels.sigmoid(inputs[0]),
+
     def backward(self, indexes, grad_outputs):
         y, = self.get_retained_outputs()
         return SigmoidGrad().apply((y, grad_outputs[0]))
@@ -42,6 +47,10 @@ class SigmoidGrad(FunctionNode):
         xp.multiply(gx, y, out=gx)
         xp.multiply(gx, gy, out=gx)
         return gx,
+
+    def forward_gpu(self, inputs):
+        self.retain_inputs((0, 1))
+        return _cuda_kernels.sigmoid_grad(*inputs),
 
     def backward(self, indexes, grad_outputs):
         y, gy = self.get_retained_inputs()

@@ -6,6 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.functions.activation._util import real_param
 from chainlet.functions.activation.sigmoid import sigmoid
 from chainlet.variable import Variable
@@ -37,6 +38,10 @@ class Softplus(FunctionNode):
         y = (xp.maximum(bx, dt(0)) + xp.log1p(xp.exp(-xp.abs(bx)))) / dt(self.beta)
         return y,
 
+    def forward_gpu(self, inputs):
+        self.retain_inputs((0,))
+        return _cuda_kernels.softplus(inputs[0], self.beta),
+
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()
         return SoftplusGrad(self.beta).apply((x, grad_outputs[0]))
@@ -52,6 +57,10 @@ class SoftplusGrad(FunctionNode):
         x, gy = inputs
         self.retain_inputs((0, 1))
         return gy * _sigmoid_array(x * x.dtype.type(self.beta)),
+
+    def forward_gpu(self, inputs):
+        self.retain_inputs((0, 1))
+        return _cuda_kernels.softplus_grad(*inputs, self.beta),
 
     def backward(self, indexes, grad_outputs):
         x, gy = self.get_retained_inputs()

@@ -6,6 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.functions.activation.sigmoid import sigmoid
 from chainlet.functions.array.broadcast import broadcast_to
 from chainlet.functions.array.reshape import reshape
@@ -41,6 +42,11 @@ class Swish(FunctionNode):
         self.retain_inputs((0, 1))
         return x * _sigmoid_array(beta.reshape(_extended_shape(beta, x)) * x),
 
+    def forward_gpu(self, inputs):
+        x, beta = inputs
+        self.retain_inputs((0, 1))
+        return _cuda_kernels.swish(x, beta.reshape(_extended_shape(beta, x))),
+
     def backward(self, indexes, grad_outputs):
         x, beta = self.get_retained_inputs()
         gy, = grad_outputs
@@ -69,6 +75,10 @@ class SiLU(FunctionNode):
         x, = inputs
         self.retain_inputs((0,))
         return x * _sigmoid_array(x),
+
+    def forward_gpu(self, inputs):
+        self.retain_inputs((0,))
+        return _cuda_kernels.silu(inputs[0]),
 
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()

@@ -6,6 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.variable import Variable
 
 
@@ -18,6 +19,10 @@ class Tanh(FunctionNode):
     def forward(self, inputs):
         self.retain_outputs((0,))
         return backend.get_array_module(inputs[0]).tanh(inputs[0]),
+
+    def forward_gpu(self, inputs):
+        self.retain_outputs((0,))
+        return _cuda_kernels.tanh(inputs[0]),
 
     def backward(self, indexes, grad_outputs):
         y, = self.get_retained_outputs()
@@ -36,6 +41,10 @@ class TanhGrad(FunctionNode):
         xp.subtract(1, gx, out=gx)
         xp.multiply(gx, gy, out=gx)
         return gx,
+
+    def forward_gpu(self, inputs):
+        self.retain_inputs((0, 1))
+        return _cuda_kernels.tanh_grad(*inputs),
 
     def backward(self, indexes, grad_outputs):
         y, gy = self.get_retained_inputs()

@@ -9,6 +9,7 @@ from chainlet import _config
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.functions.activation.log_softmax import log_softmax, log_softmax_array
 from chainlet.functions.activation.softmax import SoftmaxGrad, softmax
 from chainlet.functions.loss._common import check_reduce, data_of, reduction_dtype
@@ -27,6 +28,19 @@ def _one_hot(t: Any, n_class: int, dtype: Any) -> Any:
     xp = backend.get_array_module(t)
     classes = xp.arange(n_class).reshape((1, n_class) + (1,) * (t.ndim - 1))
     return (_expand_class_axis(t) == classes).astype(dtype)
+
+
+def _rest_size(x: Any) -> int:
+    """Number of positions per instance and class: ``prod(x.shape[2:])`` (at least 1)."""
+    return max(int(numpy.prod(x.shape[2:], dtype=numpy.int64)), 1)
+
+
+def _gpu_class_weight(class_weight: Any, x: Any) -> Any:
+    """Class weights as a contiguous array of ``x``'s dtype on its device (ones if None)."""
+    xp = backend.get_array_module(x)
+    if class_weight is None:
+        return xp.ones(x.shape[1], x.dtype)
+    return xp.ascontiguousarray(xp.asarray(class_weight).astype(x.dtype, copy=False))
 
 
 class SoftmaxCrossEntropy(FunctionNode):
@@ -86,6 +100,33 @@ class SoftmaxCrossEntropy(FunctionNode):
         loss = 0 - log_p.sum(dtype=rdtype) * self._coeff  # 0 - s: no -0.0 for an empty batch
         return xp.asarray(loss, dtype=x.dtype),
 
+    def forward_gpu(self, inputs):
+        # One log-softmax pass and one kernel that gathers -w[t] log y[t] per instance.
+        x, t = inputs
+        xp = backend.get_array_module(x)
+        n_class = x.shape[1]
+        if _config.config.debug:  # checking labels on the GPU costs a sync; debug mode only
+            ok = ((t >= 0) & (t < n_class)) | (t == self.ignore_label)
+            if not bool(ok.all()):
+                bad = t[~ok].ravel()[:5].tolist()
+                raise ValueError(f'{_FUNC}: argument t: expected labels in [0, {n_class}) or '
+                                 f'ignore_label {self.ignore_label}, got {bad}')
+        self.retain_inputs((0,))
+        self._t = t
+        log_y = _cuda_kernels.log_softmax(x, 1)
+        if self.cache_score:
+            self._y = xp.exp(log_y)
+        loss = _cuda_kernels.softmax_cross_entropy_loss(
+            t, log_y, _gpu_class_weight(self.class_weight, x), n_class, _rest_size(x),
+            self.ignore_label)
+        if self.reduce == 'no':
+            return loss,
+        rdtype = reduction_dtype(x.dtype)
+        count = (t != self.ignore_label).sum(dtype=rdtype) if self.normalize else \
+            xp.asarray(len(x), rdtype)
+        self._coeff = xp.asarray(1 / xp.maximum(count, 1), dtype=rdtype)
+        return xp.asarray(loss.sum(dtype=rdtype) * self._coeff, dtype=x.dtype),
+
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()
         grad = SoftmaxCrossEntropyGrad(self)
@@ -135,6 +176,21 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
         gx *= w
         gx *= gloss if self.reduce == 'mean' else _expand_class_axis(gloss)
         return gx,
+
+    def forward_gpu(self, inputs):
+        x, gloss = inputs
+        self.retain_inputs((0, 1))
+        xp = backend.get_array_module(x)
+        if x.size == 0:
+            return xp.zeros_like(x),
+        y = self._y if self._y is not None else xp.exp(_cuda_kernels.log_softmax(x, 1))
+        self._y = None
+        acc = _cuda_kernels.acc_dtype(x.dtype)
+        coeff = xp.ones(1, acc) if self._coeff is None else self._coeff.astype(acc).reshape(1)
+        return _cuda_kernels.softmax_cross_entropy_grad(
+            y, xp.ascontiguousarray(self._t), _gpu_class_weight(self.class_weight, x),
+            xp.ascontiguousarray(gloss).reshape(-1), coeff, x.shape[1], _rest_size(x),
+            self.ignore_label, int(self.reduce == 'no')),
 
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.math.sum import sum as sum_

@@ -9,6 +9,7 @@ from chainlet import _config
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.variable import as_variable
 
 
@@ -42,6 +43,19 @@ class Dropout(FunctionNode):
         else:
             self.mask = xp.asarray(self.mask).astype(x.dtype, copy=False)
         return x * self.mask,
+
+    def forward_gpu(self, inputs):
+        x, = inputs
+        if self.mask is not None:
+            self.mask = backend.get_array_module(x).asarray(self.mask).astype(x.dtype,
+                                                                              copy=False)
+            return x * self.mask,
+        # Uniform draws from CuPy's generator; thresholding, scaling and the product in one
+        # kernel that also writes the mask for backward.
+        ratio = self.dropout_ratio
+        u = backend.import_cupy().random.random_sample(x.shape, dtype=numpy.float32)
+        y, self.mask = _cuda_kernels.dropout(x, u, ratio, x.dtype.type(1.0 / (1.0 - ratio)))
+        return y,
 
     def backward(self, indexes, grad_outputs):
         return DropoutGrad(self.mask).apply(grad_outputs)

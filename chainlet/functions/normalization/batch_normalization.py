@@ -9,6 +9,7 @@ import numpy
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions import _cuda_kernels
 from chainlet.functions.array.broadcast import broadcast_to
 from chainlet.functions.array.cast import cast
 from chainlet.functions.array.reshape import reshape
@@ -130,6 +131,25 @@ class BatchNormalization(FunctionNode):
             r *= decay
             r += ((1 - decay) * adjust * var).reshape(shape)
 
+    def forward_gpu(self, inputs):
+        # Statistics with CuPy's reductions, then one fused kernel for the normalization.
+        x, gamma, beta = inputs
+        xp = backend.get_array_module(x)
+        self.axes = axes = compute_axes('batch_normalization', self.axis, x.ndim, gamma.ndim)
+        self.bshape = bshape = broadcast_shape(x.shape, axes)
+        if x.size and all(x.shape[i] == 1 for i in axes):
+            warnings.warn('batch_normalization: every axis it averages over has size one, so '
+                          'the output is beta alone (a batch of one sample in training mode?)',
+                          UserWarning, stacklevel=4)
+        mean, var = moments(x, axes)
+        inv_std = 1 / xp.sqrt(var + self.eps)
+        self.mean = mean
+        self.inv_std = inv_std
+        y = _cuda_kernels.batch_norm(x, mean, inv_std, gamma.reshape(bshape), beta.reshape(bshape))
+        self._update_running_statistics(x, mean, var, gamma.shape)
+        self.retain_inputs((0, 1))
+        return y,
+
     def backward(self, indexes, grad_outputs):
         x, gamma = self.get_retained_inputs()
         gy, = grad_outputs
@@ -169,6 +189,21 @@ class BatchNormalizationGrad(FunctionNode):
         shape = gamma.shape
         return (gx.astype(x.dtype, copy=False),
                 ggamma.reshape(shape).astype(gamma.dtype, copy=False),
+                gbeta.reshape(shape).astype(gamma.dtype, copy=False))
+
+    def forward_gpu(self, inputs):
+        # Two reductions (sum gy, sum gy * x_hat) and one fused kernel for gx.
+        x, gamma, gy = inputs
+        self.retain_inputs((0, 1, 2))
+        axes, bshape = self.axes, self.bshape
+        inv_m = 1.0 / max(reduced_size(x.shape, axes), 1)
+        gbeta = gy.sum(axis=axes, dtype=_cuda_kernels.acc_dtype(x.dtype), keepdims=True)
+        ggamma = _cuda_kernels.batch_norm_ggamma(gy, x, self.mean, self.inv_std, axis=axes,
+                                                 keepdims=True)
+        gx = _cuda_kernels.batch_norm_gx(x, gy, self.mean, self.inv_std,
+                                         gamma.reshape(bshape), ggamma, gbeta, inv_m)
+        shape = gamma.shape
+        return (gx, ggamma.reshape(shape).astype(gamma.dtype, copy=False),
                 gbeta.reshape(shape).astype(gamma.dtype, copy=False))
 
     def backward(self, indexes, grad_outputs):

@@ -20,3 +20,9 @@ from chainlet.keras.layers.reshaping import (  # noqa: F401
     Cropping1D, Cropping2D, UpSampling1D, UpSampling2D, ZeroPadding1D, ZeroPadding2D)
 from chainlet.keras.layers.normalization import (  # noqa: F401
     BatchNormalization, GroupNormalization, LayerNormalization)
+from chainlet.keras.layers.recurrent import (  # noqa: F401
+    GRU, LSTM, Bidirectional, SimpleRNN, TimeDistributed)
+from chainlet.keras.layers.merging import (  # noqa: F401
+    Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract, add, average,
+    concatenate, dot, maximum, minimum, multiply, subtract)
+from chainlet.keras.layers.link_layer import LinkLayer  # noqa: F401,E402

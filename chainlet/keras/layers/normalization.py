@@ -42,7 +42,6 @@ class _Normalization(Layer):
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
         self.beta_constraint = constraints.get(beta_constraint)
         self.gamma_constraint = constraints.get(gamma_constraint)
-        self.gamma = self.beta = None
 
     @property
     def _where(self) -> str:
@@ -60,8 +59,11 @@ class _Normalization(Layer):
 
     def _gamma_beta(self, x: Any, shape: tuple) -> tuple:
         xp = x.xp
-        gamma = self.gamma if self.gamma is not None else xp.ones(shape, self._dtype)
-        beta = self.beta if self.beta is not None else xp.zeros(shape, self._dtype)
+        # Weights exist only when scale/center are on; constants stand in otherwise.
+        gamma = getattr(self, 'gamma', None)
+        beta = getattr(self, 'beta', None)
+        gamma = xp.ones(shape, self._dtype) if gamma is None else gamma
+        beta = xp.zeros(shape, self._dtype) if beta is None else beta
         return gamma, beta
 
     def _known_axes(self, input_shape: Any) -> tuple:

@@ -16,6 +16,9 @@ from chainlet.training.extensions.fail_on_nonnumber import FailOnNonNumber  # no
 from chainlet.training.extensions.linear_shift import LinearShift  # noqa: F401
 from chainlet.training.extensions.log_report import LogReport  # noqa: F401
 from chainlet.training.extensions.micro_average import MicroAverage  # noqa: F401
+from chainlet.training.extensions.more_shifts import InverseShift  # noqa: F401
+from chainlet.training.extensions.more_shifts import MultistepShift  # noqa: F401
+from chainlet.training.extensions.more_shifts import PolynomialShift  # noqa: F401
 from chainlet.training.extensions.plot_report import PlotReport  # noqa: F401
 from chainlet.training.extensions.print_report import PrintReport  # noqa: F401
 from chainlet.training.extensions.progress_bar import ProgressBar  # noqa: F401
@@ -23,3 +26,4 @@ from chainlet.training.extensions.step_shift import StepShift  # noqa: F401
 from chainlet.training.extensions.value_observation import observe_lr  # noqa: F401
 from chainlet.training.extensions.value_observation import observe_value  # noqa: F401
 from chainlet.training.extensions.warmup_shift import WarmupShift  # noqa: F401
+from chainlet.training.extensions.variable_statistics_plot import VariableStatisticsPlot  # noqa

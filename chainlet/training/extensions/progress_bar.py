@@ -77,9 +77,12 @@ class ProgressBar(extension.Extension):
         updater = trainer.updater
         iteration = updater.iteration
         epoch_detail = updater.epoch_detail
-        self._recent.append((time.perf_counter(), iteration, epoch_detail))
+        if not self._recent:  # the start of this run: the first point for the speed
+            self._recent.append((time.perf_counter(), iteration, epoch_detail))
         if iteration % self.update_interval != 0:
             return
+        # Speeds are measured over the last few displays (up to 10 update intervals).
+        self._recent.append((time.perf_counter(), iteration, epoch_detail))
         if self._use_tqdm is None:
             self._use_tqdm = _is_terminal(self._out) and _tqdm_module() is not None
         length = self._length(trainer)

@@ -1,0 +1,459 @@
+"""Communicators: who the processes are, and the collectives that data-parallel training needs.
+
+Every process of an ``mpiexec -n N python train.py`` job creates the same communicator::
+
+    comm = chainlet.distributed.create_communicator('flat')
+    print(comm.rank, comm.size, comm.intra_rank)   # rank in the job, job size, rank on the node
+
+Three implementations share one interface:
+
+- ``'naive'``: one MPI ``Allreduce`` per parameter (simple; slow for many small parameters);
+- ``'flat'``: every gradient packed into one contiguous buffer, one ``Allreduce`` per step, then
+  unpacked (the default; CuPy gradients are staged through host memory);
+- ``'pure_nccl'``: CuPy gradients reduced on the GPUs by NCCL (``cupy.cuda.nccl``), with MPI
+  only used to hand out NCCL's unique id.
+
+``allreduce_grad_dtype`` (e.g. ``numpy.float16``) sets the type the gradients travel in: half the
+bytes for a little precision; they come back in their own dtype.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional
+
+import numpy
+
+from chainlet import backend
+from chainlet.distributed import _mpi
+
+_COMM_DTYPES = (numpy.dtype(numpy.float16), numpy.dtype(numpy.float32),
+                numpy.dtype(numpy.float64))
+
+
+def _check_grad_dtype(where: str, dtype: Any) -> Optional[numpy.dtype]:
+    if dtype is None:
+        return None
+    try:
+        dtype = numpy.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f'{where}: argument allreduce_grad_dtype: expected None or a float '
+                        f'dtype, got {dtype!r}') from e
+    if dtype not in _COMM_DTYPES:
+        raise ValueError(f'{where}: argument allreduce_grad_dtype: expected None, float16, '
+                         f'float32 or float64, got {dtype}')
+    return dtype
+
+
+def _check_root(where: str, root: Any, size: int) -> int:
+    if isinstance(root, bool) or not isinstance(root, (int, numpy.integer)):
+        raise TypeError(f'{where}: argument root: expected an int, got {type(root).__name__}')
+    if not 0 <= root < size:
+        raise ValueError(f'{where}: argument root: expected 0 <= root < size = {size}, '
+                         f'got {root}')
+    return int(root)
+
+
+def _sorted_params(model: Any, where: str) -> list:
+    from chainlet.link import Link
+    if not isinstance(model, Link):
+        raise TypeError(f'{where}: argument model: expected a Link, got '
+                        f'{type(model).__name__}')
+    # Sorted by path so that every process lays its buffer out in the same order.
+    return [p for _, p in sorted(model.namedparams(), key=lambda item: item[0])
+            if p.array is not None]
+
+
+def _grad_params(model: Any, zero_fill: bool, where: str) -> list:
+    params = _sorted_params(model, where)
+    if zero_fill:
+        return params
+    return [p for p in params if p.grad is not None]
+
+
+class _Packing:
+    """Offsets of each parameter's gradient in a flat buffer; the last ``len(params)`` entries
+    of the buffer say whether a process had that gradient (they add up to the number of
+    processes that had one, so a gradient that no process has stays ``None``)."""
+
+    def __init__(self, params: list, zero_fill: bool) -> None:
+        self.params = params
+        self.zero_fill = zero_fill
+        sizes = [p.size for p in params]
+        self.offsets = numpy.concatenate(([0], numpy.cumsum(sizes, dtype=numpy.int64))).tolist()
+        self.n_grad = self.offsets[-1]
+        self.length = self.n_grad + (len(params) if zero_fill else 0)
+
+    def pack(self, buf: Any, scale: float) -> None:
+        xp = backend.get_array_module(buf)
+        for i, p in enumerate(self.params):
+            seg = buf[self.offsets[i]:self.offsets[i + 1]]
+            g = p.grad
+            if g is None:
+                seg.fill(0)
+            else:
+                xp.multiply(g.reshape(-1), scale, out=seg, casting='unsafe')
+            if self.zero_fill:
+                buf[self.n_grad + i] = 0 if g is None else 1
+
+    def unpack(self, buf: Any) -> None:
+        xp = backend.get_array_module(buf)
+        flags = backend.to_cpu(buf[self.n_grad:]) if self.zero_fill else None
+        for i, p in enumerate(self.params):
+            seg = buf[self.offsets[i]:self.offsets[i + 1]].reshape(p.shape)
+            if flags is not None and flags[i] == 0:
+                p.grad = None  # no process had this gradient
+                continue
+            if p.grad is None:
+                p.grad = xp.zeros(p.shape, p.dtype)
+            xp.copyto(p.grad, seg, casting='unsafe')
+
+
+class CommunicatorBase:
+    """The interface of every communicator (see the module docstring).
+
+    Attributes:
+        rank (int): This process's rank in the communicator, ``0 .. size - 1``.
+        size (int): Number of processes.
+        intra_rank (int): Rank among the processes on this node (selects the GPU).
+        intra_size (int): Number of processes on this node.
+        inter_rank (int): Index of this node.
+        inter_size (int): Number of nodes.
+    """
+
+    rank: int
+    size: int
+    intra_rank: int
+    intra_size: int
+    inter_rank: int
+    inter_size: int
+
+    def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
+        """Replace every gradient of ``model`` by its mean over all processes (collective).
+
+        Args:
+            model: The link whose parameters' gradients are averaged.
+            zero_fill: Take part with zeros for initialized parameters that have no gradient
+                here, so that every process reduces the same buffer layout (a process whose
+                forward pass skipped a branch then does not hang the others). Without it, every
+                process must have gradients for exactly the same parameters.
+        """
+        raise NotImplementedError(f'{type(self).__name__} does not implement '
+                                  f'multi_node_mean_grad')
+
+    def allreduce_grad(self, model: Any, zero_fill: bool = False) -> None:
+        """Alias of :meth:`multi_node_mean_grad` (its name in ChainerMN 5 and 6)."""
+        self.multi_node_mean_grad(model, zero_fill)
+
+    def bcast_data(self, model: Any) -> None:
+        """Overwrite every initialized parameter of ``model`` with rank 0's (collective)."""
+        raise NotImplementedError(f'{type(self).__name__} does not implement bcast_data')
+
+
+class MpiCommunicatorBase(CommunicatorBase):
+    """A communicator over an mpi4py communicator; the ``'naive'`` and ``'flat'`` ones derive
+    from it. Create it with :func:`create_communicator`.
+
+    Args:
+        mpi_comm: An ``mpi4py.MPI.Comm`` (``MPI.COMM_WORLD`` when ``None``).
+        allreduce_grad_dtype: dtype the gradients travel in (``None``: their own).
+    """
+
+    name = 'mpi'
+
+    def __init__(self, mpi_comm: Any = None, allreduce_grad_dtype: Any = None) -> None:
+        MPI = _mpi.import_mpi()
+        if mpi_comm is None:
+            mpi_comm = MPI.COMM_WORLD
+        if not isinstance(mpi_comm, MPI.Comm):
+            raise TypeError(f'{type(self).__name__}: argument mpi_comm: expected an '
+                            f'mpi4py.MPI.Comm, got {type(mpi_comm).__name__}')
+        self._mpi_comm = mpi_comm
+        self.allreduce_grad_dtype = _check_grad_dtype(type(self).__name__, allreduce_grad_dtype)
+        self._init_ranks(MPI)
+        self._host_buffer: Optional[numpy.ndarray] = None
+
+    def _init_ranks(self, MPI: Any) -> None:
+        comm = self._mpi_comm
+        intra = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.rank)
+        self.intra_rank = intra.rank
+        self.intra_size = intra.size
+        # Nodes are numbered by the global rank of their first process.
+        leaders = comm.allgather(intra.rank == 0)
+        leader = intra.bcast(comm.rank, root=0)
+        self.inter_rank = sum(leaders[:leader])
+        self.inter_size = sum(leaders)
+        intra.Free()
+
+    @property
+    def mpi_comm(self) -> Any:
+        """The underlying ``mpi4py.MPI.Comm``."""
+        return self._mpi_comm
+
+    @property
+    def rank(self) -> int:  # type: ignore[override]
+        return self._mpi_comm.rank
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        return self._mpi_comm.size
+
+    def __repr__(self) -> str:
+        return (f'{type(self).__name__}(rank={self.rank}, size={self.size}, '
+                f'intra_rank={self.intra_rank}, inter_rank={self.inter_rank}, '
+                f'allreduce_grad_dtype={self.allreduce_grad_dtype})')
+
+    # -- communicators --
+
+    def split(self, color: int, key: int) -> 'MpiCommunicatorBase':
+        """A communicator of the same kind over the processes that pass the same ``color``,
+        ranked by ``key`` (collective; see ``MPI_Comm_split``)."""
+        return type(self)(self._mpi_comm.Split(color, key), self.allreduce_grad_dtype)
+
+    def finalize(self) -> None:
+        """Release resources held by the communicator (MPI itself is finalized at exit)."""
+        self._host_buffer = None
+
+    # -- objects --
+
+    def bcast_obj(self, obj: Any, max_buf_len: int = _mpi.DEFAULT_MAX_BUF_LEN,
+                  root: int = 0) -> Any:
+        """Return ``root``'s ``obj`` on every process (pickled; large objects in chunks)."""
+        root = _check_root('bcast_obj', root, self.size)
+        max_buf_len = _mpi.check_max_buf_len('bcast_obj', max_buf_len)
+        return _mpi.bcast_obj(self._mpi_comm, obj, root, max_buf_len)
+
+    def send_obj(self, obj: Any, dest: int, tag: int = 0,
+                 max_buf_len: int = _mpi.DEFAULT_MAX_BUF_LEN) -> None:
+        """Send a picklable object to ``dest`` (which calls :meth:`recv_obj`)."""
+        dest = _check_root('send_obj', dest, self.size)
+        max_buf_len = _mpi.check_max_buf_len('send_obj', max_buf_len)
+        _mpi.send_obj(self._mpi_comm, obj, dest, tag, max_buf_len)
+
+    def recv_obj(self, source: int, tag: int = 0,
+                 max_buf_len: int = _mpi.DEFAULT_MAX_BUF_LEN) -> Any:
+        """Receive an object sent with :meth:`send_obj`."""
+        source = _check_root('recv_obj', source, self.size)
+        max_buf_len = _mpi.check_max_buf_len('recv_obj', max_buf_len)
+        return _mpi.recv_obj(self._mpi_comm, source, tag, max_buf_len)
+
+    def gather_obj(self, obj: Any, root: int = 0) -> Optional[list]:
+        """The list of every process's ``obj`` on ``root`` (``None`` elsewhere)."""
+        root = _check_root('gather_obj', root, self.size)
+        return self._mpi_comm.gather(obj, root=root)
+
+    def allgather_obj(self, obj: Any) -> list:
+        """The list of every process's ``obj``, on every process."""
+        return self._mpi_comm.allgather(obj)
+
+    def allreduce_obj(self, obj: Any) -> Any:
+        """The sum (``+``) of every process's ``obj``, on every process."""
+        return self._mpi_comm.allreduce(obj)
+
+    # -- arrays --
+
+    def _host_array(self, x: Any, where: str) -> numpy.ndarray:
+        if not backend.is_array(x):
+            raise TypeError(f'{where}: argument x: expected a numpy or cupy ndarray, got '
+                            f'{type(x).__name__}')
+        return numpy.ascontiguousarray(backend.to_cpu(x))
+
+    def allreduce(self, x: Any) -> Any:
+        """The element-wise sum of ``x`` over all processes, as a new array of the same kind.
+
+        Every process passes an array of the same shape and dtype.
+        """
+        host = self._host_array(x, 'allreduce').copy()
+        self._allreduce_host(host)
+        return host if isinstance(x, numpy.ndarray) else backend.to_gpu(host, x.device.id)
+
+    def _allreduce_host(self, host: numpy.ndarray) -> None:
+        MPI = _mpi.import_mpi()
+        spec, op = _mpi.mpi_buffer_and_op(host.reshape(-1))
+        self._mpi_comm.Allreduce(MPI.IN_PLACE, spec, op=op)
+
+    def bcast(self, x: Any, root: int = 0) -> Any:
+        """``root``'s array on every process (other processes may pass ``None``)."""
+        root = _check_root('bcast', root, self.size)
+        if self.rank == root:
+            host = self._host_array(x, 'bcast')
+            meta = (host.shape, host.dtype.str, isinstance(x, numpy.ndarray))
+        else:
+            host, meta = None, None
+        shape, dtype, on_host = self._mpi_comm.bcast(meta, root=root)
+        if host is None:
+            host = numpy.empty(shape, dtype)
+        self._bcast_host(host, root)
+        if self.rank == root:
+            return x
+        return host if on_host else backend.to_gpu(host)
+
+    def _bcast_host(self, host: numpy.ndarray, root: int) -> None:
+        MPI = _mpi.import_mpi()
+        self._mpi_comm.Bcast([host.reshape(-1).view(numpy.uint8), MPI.BYTE], root=root)
+
+    # -- models --
+
+    def bcast_data(self, model: Any) -> None:
+        params = _sorted_params(model, 'bcast_data')
+        for group in _by_dtype(params):
+            self._bcast_group(group)
+
+    def _bcast_group(self, params: list) -> None:
+        for p in params:
+            host = numpy.ascontiguousarray(backend.to_cpu(p.array))
+            self._bcast_host(host, 0)
+            if self.rank != 0:
+                backend.copyto(p.array, host)
+
+    def _comm_dtype(self, params: list) -> numpy.dtype:
+        if self.allreduce_grad_dtype is not None:
+            return self.allreduce_grad_dtype
+        dtypes = [p.dtype for p in params]
+        return numpy.dtype(numpy.result_type(*dtypes)) if dtypes else numpy.dtype(numpy.float32)
+
+    def _check_model(self, model: Any, zero_fill: bool, where: str) -> list:
+        params = _grad_params(model, zero_fill, where)
+        for p in params:
+            if p.dtype.kind != 'f':
+                raise TypeError(f'{where}: parameter {p.name!r} has dtype {p.dtype}; only float '
+                                f'parameters can be averaged')
+        return params
+
+
+def _by_dtype(params: Iterable) -> list:
+    groups: dict = {}
+    for p in params:
+        groups.setdefault((p.dtype, backend.is_cupy_array(p.array)), []).append(p)
+    return list(groups.values())
+
+
+class NaiveCommunicator(MpiCommunicatorBase):
+    """One MPI ``Allreduce`` per parameter (see the module docstring)."""
+
+    name = 'naive'
+
+    def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
+        params = self._check_model(model, zero_fill, 'multi_node_mean_grad')
+        dtype = self._comm_dtype(params)
+        scale = 1.0 / self.size
+        for p in params:
+            packing = _Packing([p], zero_fill)
+            buf = numpy.empty(packing.length, dtype)
+            host_param = _HostView(p)
+            packing.params = [host_param]
+            packing.pack(buf, scale)
+            self._allreduce_host(buf)
+            packing.unpack(buf)
+            host_param.commit()
+
+
+class _HostView:
+    """A host-side stand-in for a parameter whose arrays may be on a GPU (MPI without CUDA
+    support only reads and writes host memory)."""
+
+    def __init__(self, param: Any) -> None:
+        self.param = param
+        self.shape = param.shape
+        self.size = param.size
+        self.dtype = param.dtype
+        self.grad = None if param.grad is None else backend.to_cpu(param.grad)
+
+    def commit(self) -> None:
+        if self.grad is None:
+            self.param.grad = None
+            return
+        if self.grad is self.param.grad:
+            return
+        if self.param.grad is None:
+            self.param.grad = backend.get_array_module(self.param.array).zeros(
+                self.shape, self.dtype)
+        backend.copyto(self.param.grad, self.grad)
+
+
+class FlatCommunicator(MpiCommunicatorBase):
+    """All gradients in one buffer, one ``Allreduce`` per step (see the module docstring).
+
+    Also supports ``double_buffering`` in :func:`create_multi_node_optimizer` through MPI's
+    non-blocking ``Iallreduce``.
+    """
+
+    name = 'flat'
+
+    def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
+        handle = self._start_mean_grad(model, zero_fill)
+        self._finish_mean_grad(handle)
+
+    def _start_mean_grad(self, model: Any, zero_fill: bool) -> tuple:
+        MPI = _mpi.import_mpi()
+        params = self._check_model(model, zero_fill, 'multi_node_mean_grad')
+        packing = _Packing(params, zero_fill)
+        dtype = self._comm_dtype(params)
+        gpu = [p for p in params if backend.is_cupy_array(p.array)]
+        if gpu:
+            # Pack on the GPU (one kernel per parameter), copy the whole buffer once.
+            xp = backend.get_array_module(gpu[0].array)
+            dev_buf = xp.empty(packing.length, dtype)
+            packing.pack(dev_buf, 1.0 / self.size)
+            buf = dev_buf.get()
+        else:
+            buf = numpy.empty(packing.length, dtype)
+            packing.pack(buf, 1.0 / self.size)
+        spec, op = _mpi.mpi_buffer_and_op(buf)
+        request = self._mpi_comm.Iallreduce(MPI.IN_PLACE, spec, op=op)
+        return packing, buf, request, bool(gpu)
+
+    def _finish_mean_grad(self, handle: tuple) -> None:
+        packing, buf, request, gpu = handle
+        request.Wait()
+        if gpu:
+            buf = backend.to_gpu(buf, packing.params[0].array.device.id)
+        packing.unpack(buf)
+
+    def bcast_data(self, model: Any) -> None:
+        for group in _by_dtype(_sorted_params(model, 'bcast_data')):
+            host = numpy.concatenate([backend.to_cpu(p.array).reshape(-1) for p in group])
+            self._bcast_host(host, 0)
+            if self.rank != 0:
+                offset = 0
+                for p in group:
+                    backend.copyto(p.array, host[offset:offset + p.size].reshape(p.shape))
+                    offset += p.size
+
+
+_NAMES = ('naive', 'flat', 'pure_nccl')
+
+
+def create_communicator(communicator_name: str = 'flat', mpi_comm: Any = None,
+                        allreduce_grad_dtype: Any = None) -> MpiCommunicatorBase:
+    """Create the communicator every process of the job uses (collective).
+
+    Args:
+        communicator_name: ``'flat'`` (one packed ``Allreduce`` per step), ``'naive'`` (one per
+            parameter) or ``'pure_nccl'`` (CuPy gradients reduced by NCCL on the GPUs).
+        mpi_comm: The ``mpi4py.MPI.Comm`` to use; ``MPI.COMM_WORLD`` when ``None``.
+        allreduce_grad_dtype: dtype the gradients travel in: ``None`` (their own dtype),
+            ``numpy.float16`` (half the bytes), ``float32`` or ``float64``.
+
+    Returns:
+        The communicator.
+
+    Raises:
+        ImportError: mpi4py is not installed (``pip install "chainlet[mpi]"``).
+
+    Example (run under ``mpiexec -n 2 python script.py``)::
+
+        comm = chainlet.distributed.create_communicator('flat')
+        total = comm.allreduce(numpy.ones(3, numpy.float32))   # [2., 2., 2.] on both ranks
+    """
+    if not isinstance(communicator_name, str):
+        raise TypeError(f'create_communicator: argument communicator_name: expected a str, got '
+                        f'{type(communicator_name).__name__}')
+    if communicator_name not in _NAMES:
+        raise ValueError(f'create_communicator: argument communicator_name: expected one of '
+                         f'{", ".join(map(repr, _NAMES))}, got {communicator_name!r}')
+    _check_grad_dtype('create_communicator', allreduce_grad_dtype)
+    if communicator_name == 'naive':
+        return NaiveCommunicator(mpi_comm, allreduce_grad_dtype)
+    if communicator_name == 'flat':
+        return FlatCommunicator(mpi_comm, allreduce_grad_dtype)
+    from chainlet.distributed.pure_nccl import PureNcclCommunicator
+    return PureNcclCommunicator(mpi_comm, allreduce_grad_dtype)

@@ -1,0 +1,447 @@
+"""Configs of layers and models (Keras's format), and the files that hold them.
+
+A functional model's config follows Keras: ``{'name', 'trainable', 'layers': [{'module',
+'class_name', 'config', 'name', 'inbound_nodes'}...], 'input_layers', 'output_layers'}``. Each
+inbound node is ``{'args': [...], 'kwargs': {...}}`` where every symbolic tensor is written as
+``{'class_name': '__keras_tensor__', 'config': {'keras_history': [layer_name, node_index,
+tensor_index]}}``; node indexes count only the nodes that belong to the model, so a layer also
+used elsewhere serializes the same way.
+
+Files: ``.npz`` (weights under stable keys, plus ``__config__`` for a whole model), ``.keras``
+(a zip of ``config.json`` and ``model.weights.npz``) and ``.h5`` (needs h5py). Every write goes
+to a temporary file in the same folder and is then moved into place with ``os.replace``.
+"""
+from __future__ import annotations
+
+import inspect
+import io
+import json
+import os
+import tempfile
+import zipfile
+from typing import Any, Callable, Optional
+
+import numpy
+
+from chainlet.keras.engine.keras_tensor import KerasTensor
+from chainlet.keras.engine.tree import map_structure
+
+FORMAT_VERSION = 1
+
+
+# ---------------------------------------------------------------- layers
+
+def serialize_layer(layer: Any) -> dict:
+    """``{'module', 'class_name', 'config', 'name'}`` for ``layer`` (Keras's layout)."""
+    from chainlet.keras.engine.sequential import Sequential
+    from chainlet.keras.engine.model import Model
+    class_name = type(layer).__name__
+    if type(layer) is Model and layer._is_graph_network:
+        class_name = 'Functional'
+    out = {'module': type(layer).__module__, 'class_name': class_name,
+           'config': layer.get_config(), 'name': layer.name}
+    if isinstance(layer, Sequential) and layer._is_graph_network and layer._stack:
+        first = layer._stack[0]
+        if not hasattr(first, 'batch_shape') and first._batch_input_shape is None:
+            out['build_config'] = {'input_shape': list(layer.inputs[0].shape)}
+    return out
+
+
+def _layer_class(class_name: str, custom_objects: Optional[dict]) -> type:
+    from chainlet import keras
+    if custom_objects and class_name in custom_objects:
+        return custom_objects[class_name]
+    if class_name == 'Functional':
+        return keras.Model
+    for namespace in (keras.layers, keras):
+        cls = getattr(namespace, class_name, None)
+        if isinstance(cls, type) and issubclass(cls, keras.Layer):
+            return cls
+    raise ValueError(f'Unknown layer: {class_name}; pass it in custom_objects '
+                     f'(e.g. load_model(path, custom_objects={{"{class_name}": '
+                     f'{class_name}}}))')
+
+
+def deserialize_layer(config: dict, custom_objects: Optional[dict] = None) -> Any:
+    """Create a layer from :func:`serialize_layer`'s output.
+
+    Raises:
+        ValueError: ``Unknown layer: X; pass it in custom_objects`` for a class that is neither
+            a chainlet.keras layer nor in ``custom_objects``.
+    """
+    if not isinstance(config, dict) or 'class_name' not in config:
+        raise ValueError(f'deserialize_layer: expected a dict with class_name and config, got '
+                         f'{config!r}')
+    cls = _layer_class(config['class_name'], custom_objects)
+    cfg = dict(config.get('config', {}))
+    from_config = cls.from_config
+    if 'custom_objects' in inspect.signature(from_config).parameters:
+        layer = from_config(cfg, custom_objects=custom_objects)
+    else:
+        layer = from_config(cfg)
+    build = config.get('build_config')
+    if build and not layer.built:
+        layer.build(tuple(build['input_shape']))
+    return layer
+
+
+# ------------------------------------------------------------- functional
+
+def _node_indexes(model: Any) -> dict:
+    """``(id(layer), old node index) -> new index`` counting only the model's nodes."""
+    member = {id(n) for n in model._nodes}
+    mapping: dict = {}
+    for layer in model.layers:
+        k = 0
+        for i, node in enumerate(layer._inbound_nodes):
+            if id(node) in member:
+                mapping[(id(layer), i)] = k
+                k += 1
+    return mapping
+
+
+def _tensor_ref(t: KerasTensor, mapping: dict) -> list:
+    layer, node_index, tensor_index = t._keras_history
+    return [layer.name, mapping.get((id(layer), node_index), node_index), tensor_index]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def functional_config(model: Any) -> dict:
+    """Keras's config of a functional ``model`` (see the module docstring)."""
+    mapping = _node_indexes(model)
+    member = {id(n) for n in model._nodes}
+
+    def encode(x: Any) -> Any:
+        if isinstance(x, KerasTensor):
+            return {'class_name': '__keras_tensor__',
+                    'config': {'keras_history': _tensor_ref(x, mapping)}}
+        return x
+    layers = []
+    for layer in model.layers:
+        entry = serialize_layer(layer)
+        nodes = []
+        from chainlet.keras.engine.input_layer import InputLayer
+        if not isinstance(layer, InputLayer):
+            for node in layer._inbound_nodes:
+                if id(node) in member:
+                    nodes.append({'args': _plain(map_structure(encode, list(node.call_args))),
+                                  'kwargs': _plain(map_structure(encode, node.call_kwargs))})
+        entry['inbound_nodes'] = nodes
+        layers.append(entry)
+
+    def refs(structure: Any) -> Any:
+        if isinstance(structure, KerasTensor):
+            return _tensor_ref(structure, mapping)
+        if isinstance(structure, dict):
+            return {k: refs(v) for k, v in structure.items()}
+        return [refs(t) for t in structure]
+    return {'name': model.name, 'trainable': model.trainable, 'layers': layers,
+            'input_layers': refs(model._nested_inputs),
+            'output_layers': refs(model._nested_outputs)}
+
+
+def _is_ref(x: Any) -> bool:
+    return isinstance(x, list) and len(x) == 3 and isinstance(x[0], str) and \
+        isinstance(x[1], int) and isinstance(x[2], int)
+
+
+def functional_from_config(cls: type, config: dict,
+                           custom_objects: Optional[dict] = None) -> Any:
+    """Rebuild a functional model of class ``cls`` from :func:`functional_config`'s output."""
+    from chainlet.keras.engine.input_layer import InputLayer
+    created: dict = {}
+    pending: dict = {}
+    order = []
+    for entry in config['layers']:
+        layer = deserialize_layer(entry, custom_objects)
+        name = entry.get('name', layer.name)
+        created[name] = layer
+        order.append(name)
+        if not isinstance(layer, InputLayer):
+            pending[name] = list(entry.get('inbound_nodes', []))
+
+    def tensor(ref: list) -> KerasTensor:
+        name, node_index, tensor_index = ref
+        layer = created.get(name)
+        if layer is None:
+            raise ValueError(f'from_config: a node refers to layer {name!r}, which is not in '
+                             f'the config')
+        if node_index >= len(layer._inbound_nodes):
+            raise LookupError(name)
+        return layer._inbound_nodes[node_index].output_tensors[tensor_index]
+
+    def decode(x: Any) -> Any:
+        if isinstance(x, dict):
+            if x.get('class_name') == '__keras_tensor__':
+                return tensor(x['config']['keras_history'])
+            return {k: decode(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [decode(v) for v in x]
+        return x
+
+    while any(pending.values()):
+        progressed = False
+        for name in order:
+            queue = pending.get(name)
+            if not queue:
+                continue
+            node = queue[0]
+            try:
+                if isinstance(node, dict):
+                    args = decode(node.get('args', []))
+                    kwargs = decode(node.get('kwargs', {}))
+                else:  # Keras 2 style: [[layer_name, node_index, tensor_index, kwargs], ...]
+                    tensors = [tensor(ref[:3]) for ref in node]
+                    kwargs = node[0][3] if node and len(node[0]) > 3 else {}
+                    args = [tensors[0] if len(tensors) == 1 else tensors]
+            except LookupError:
+                continue
+            created[name](*args, **kwargs)
+            queue.pop(0)
+            progressed = True
+        if not progressed:
+            stuck = sorted(n for n, q in pending.items() if q)
+            raise ValueError(f'from_config: cannot rebuild the graph; the nodes of layers '
+                             f'{stuck} depend on tensors that are never created')
+
+    def refs_to_tensors(structure: Any) -> Any:
+        if _is_ref(structure):
+            return tensor(structure)
+        if isinstance(structure, dict):
+            return {k: refs_to_tensors(v) for k, v in structure.items()}
+        return [refs_to_tensors(s) for s in structure]
+    inputs = refs_to_tensors(config['input_layers'])
+    outputs = refs_to_tensors(config['output_layers'])
+    model = cls(inputs=inputs, outputs=outputs, name=config.get('name'))
+    if config.get('trainable') is False:
+        model.trainable = False
+    return model
+
+
+# ------------------------------------------------------------------ JSON
+
+def json_default(value: Any) -> Any:
+    """``json.dumps(default=...)`` for NumPy scalars, arrays, tuples and dtypes."""
+    if isinstance(value, numpy.generic):
+        return value.item()
+    if isinstance(value, numpy.ndarray):
+        return value.tolist()
+    if isinstance(value, numpy.dtype):
+        return value.name
+    if isinstance(value, slice):
+        return {'__slice__': [value.start, value.stop, value.step]}
+    raise TypeError(f'cannot serialize {type(value).__name__} to JSON: {value!r}; give the '
+                    f'layer a get_config() that returns plain values')
+
+
+def model_json_dict(model: Any) -> dict:
+    """``{'class_name', 'config', 'module', 'format_version'}`` for ``to_json``/``save``."""
+    out = serialize_layer(model)
+    out['format_version'] = FORMAT_VERSION
+    out['backend'] = 'chainlet'
+    return out
+
+
+def model_from_dict(data: dict, custom_objects: Optional[dict] = None) -> Any:
+    """Inverse of :func:`model_json_dict`."""
+    return deserialize_layer(data, custom_objects)
+
+
+def serialize_loss_arg(loss: Any) -> Any:
+    from chainlet.keras import losses
+    if isinstance(loss, dict):
+        return {k: serialize_loss_arg(v) for k, v in loss.items()}
+    if isinstance(loss, (list, tuple)):
+        return [serialize_loss_arg(v) for v in loss]
+    return losses.serialize(loss)
+
+
+def deserialize_loss_arg(loss: Any, custom_objects: Optional[dict] = None) -> Any:
+    from chainlet.keras import losses
+    if loss is None:
+        return None
+    if isinstance(loss, dict) and 'class_name' in loss:
+        return losses.deserialize(loss, custom_objects)
+    if isinstance(loss, dict):
+        return {k: deserialize_loss_arg(v, custom_objects) for k, v in loss.items()}
+    if isinstance(loss, list):
+        return [deserialize_loss_arg(v, custom_objects) for v in loss]
+    if custom_objects and loss in custom_objects:
+        return custom_objects[loss]
+    return loss
+
+
+def serialize_metric_arg(metrics: Any) -> Any:
+    from chainlet.keras import metrics as metrics_mod
+    if metrics is None or isinstance(metrics, str):
+        return metrics
+    if isinstance(metrics, dict):
+        return {k: serialize_metric_arg(v) for k, v in metrics.items()}
+    if isinstance(metrics, (list, tuple)):
+        return [serialize_metric_arg(v) for v in metrics]
+    if isinstance(metrics, metrics_mod.Metric):
+        return metrics_mod.serialize(metrics)
+    return getattr(metrics, '__name__', repr(metrics))
+
+
+def deserialize_metric_arg(metrics: Any, custom_objects: Optional[dict] = None) -> Any:
+    from chainlet.keras import metrics as metrics_mod
+    if metrics is None:
+        return None
+    if isinstance(metrics, dict) and 'class_name' in metrics:
+        return metrics_mod.deserialize(metrics, custom_objects)
+    if isinstance(metrics, dict):
+        return {k: deserialize_metric_arg(v, custom_objects) for k, v in metrics.items()}
+    if isinstance(metrics, list):
+        return [deserialize_metric_arg(v, custom_objects) for v in metrics]
+    if custom_objects and metrics in custom_objects:
+        return custom_objects[metrics]
+    return metrics
+
+
+# ----------------------------------------------------------------- files
+
+def atomic_write(filepath: str, write: Callable[[Any], None], mode: str = 'wb') -> None:
+    """Call ``write(f)`` on a temporary file next to ``filepath``, then move it into place;
+    on failure the previous file is untouched and the temporary file removed."""
+    filepath = os.fspath(filepath)
+    folder = os.path.dirname(os.path.abspath(filepath))
+    fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(filepath) + '.', suffix='.tmp',
+                               dir=folder)
+    try:
+        with os.fdopen(fd, mode) as f:
+            write(f)
+        os.replace(tmp, filepath)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def _import_h5py(where: str) -> Any:
+    try:
+        import h5py
+    except ImportError as e:
+        raise ImportError(f'{where}: .h5 files need h5py; install it with '
+                          f'pip install "chainlet[hdf5]" (or use a .npz file)') from e
+    return h5py
+
+
+def write_arrays(filepath: str, arrays: dict, where: str, config: Optional[str] = None) -> None:
+    """Write ``arrays`` (key -> array) and an optional JSON ``config`` atomically."""
+    if filepath.endswith('.h5') or filepath.endswith('.hdf5'):
+        h5py = _import_h5py(where)
+
+        def write_h5(f: Any) -> None:
+            with h5py.File(f, 'w') as h5:
+                for key, value in arrays.items():
+                    h5.create_dataset(key, data=numpy.asarray(value))
+                if config is not None:
+                    h5.attrs['model_config'] = config
+        atomic_write(filepath, write_h5)
+        return
+    if not filepath.endswith('.npz'):
+        raise ValueError(f'{where}: unsupported file extension in {filepath!r}; use .npz, '
+                         f'.weights.npz, .h5 or (for whole models) .keras')
+    payload = {key: numpy.asarray(value) for key, value in arrays.items()}
+    if config is not None:
+        payload['__config__'] = numpy.array(config)
+
+    def write_npz(f: Any) -> None:
+        numpy.savez(f, **payload)
+    atomic_write(filepath, write_npz)
+
+
+def _flatten_h5(group: Any, prefix: str = '') -> dict:
+    out = {}
+    for key, item in group.items():
+        path = f'{prefix}{key}'
+        if hasattr(item, 'keys'):
+            out.update(_flatten_h5(item, path + '/'))
+        else:
+            out[path] = item[()]
+    return out
+
+
+def read_arrays(filepath: str, where: str) -> dict:
+    """Read what :func:`write_arrays` wrote (``__config__`` included when present)."""
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(f'{where}: no such file: {filepath}')
+    if filepath.endswith('.h5') or filepath.endswith('.hdf5'):
+        h5py = _import_h5py(where)
+        with h5py.File(filepath, 'r') as h5:
+            out = _flatten_h5(h5)
+            if 'model_config' in h5.attrs:
+                config = h5.attrs['model_config']
+                out['__config__'] = config.decode() if isinstance(config, bytes) else config
+        return out
+    if filepath.endswith('.keras'):
+        with zipfile.ZipFile(filepath) as z:
+            with z.open('model.weights.npz') as f:
+                data = numpy.load(io.BytesIO(f.read()), allow_pickle=False)
+                return {k: data[k] for k in data.files}
+    with numpy.load(filepath, allow_pickle=False) as data:
+        out = {k: data[k] for k in data.files}
+    if '__config__' in out:
+        out['__config__'] = str(out['__config__'])
+    return out
+
+
+def save_model(model: Any, filepath: str) -> None:
+    """Write architecture, weights and compile config of ``model`` to ``filepath``."""
+    data = model_json_dict(model)
+    compile_config = model.get_compile_config()
+    if compile_config is not None:
+        data['compile_config'] = compile_config
+    config = json.dumps(data, default=json_default)
+    arrays = model._weights_dict()
+    if filepath.endswith('.keras'):
+        buf = io.BytesIO()
+        numpy.savez(buf, **{k: numpy.asarray(v) for k, v in arrays.items()})
+
+        def write_zip(f: Any) -> None:
+            with zipfile.ZipFile(f, 'w', compression=zipfile.ZIP_STORED) as z:
+                z.writestr('metadata.json', json.dumps({'format_version': FORMAT_VERSION,
+                                                        'backend': 'chainlet'}))
+                z.writestr('config.json', config)
+                z.writestr('model.weights.npz', buf.getvalue())
+        atomic_write(filepath, write_zip)
+        return
+    write_arrays(filepath, arrays, where='save', config=config)
+
+
+def load_model(filepath: str, custom_objects: Optional[dict] = None,
+               compile: bool = True) -> Any:
+    """Read a model written by :func:`save_model`."""
+    filepath = os.fspath(filepath)
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(f'load_model: no such file: {filepath}')
+    if filepath.endswith('.keras'):
+        with zipfile.ZipFile(filepath) as z:
+            config = z.read('config.json').decode()
+    else:
+        arrays = read_arrays(filepath, 'load_model')
+        if '__config__' not in arrays:
+            raise ValueError(f'load_model: {filepath} holds weights only (no model config); '
+                             f'build the model and call model.load_weights instead')
+        config = arrays['__config__']
+    data = json.loads(config)
+    model = model_from_dict(data, custom_objects)
+    model.load_weights(filepath)
+    if compile and data.get('compile_config'):
+        model.compile_from_config(data['compile_config'], custom_objects)
+    return model
+
+
+__all__ = ['serialize_layer', 'deserialize_layer', 'functional_config',
+           'functional_from_config', 'save_model', 'load_model', 'write_arrays', 'read_arrays',
+           'atomic_write', 'json_default', 'model_json_dict', 'model_from_dict']

@@ -1,0 +1,254 @@
+"""Utilities (``from chainlet.keras import utils``): one-hot targets, seeding, model summary and
+Graphviz plots.
+
+Example:
+    >>> from chainlet.keras import utils
+    >>> utils.to_categorical([0, 2, 1], num_classes=3)
+    array([[1., 0., 0.],
+           [0., 0., 1.],
+           [0., 1., 0.]], dtype=float32)
+"""
+from __future__ import annotations
+
+import os
+import random
+import sys
+from typing import Any, Callable, Optional
+
+import numpy
+
+
+def to_categorical(x: Any, num_classes: Optional[int] = None) -> numpy.ndarray:
+    """One-hot encode integer class labels (float32; a trailing axis of size 1 is dropped).
+
+    Args:
+        x: Integer labels of any shape.
+        num_classes: Number of classes (``max(x) + 1`` by default).
+    """
+    x = numpy.asarray(x)
+    if x.dtype.kind == 'f':
+        if not numpy.all(x == numpy.round(x)):
+            raise ValueError('to_categorical: x must hold integer class labels')
+    x = x.astype(numpy.int64)
+    if x.ndim > 1 and x.shape[-1] == 1:
+        x = x.reshape(x.shape[:-1])
+    if num_classes is None:
+        num_classes = int(x.max()) + 1 if x.size else 0
+    if x.size and (x.min() < 0 or x.max() >= num_classes):
+        raise ValueError(f'to_categorical: labels must be in [0, {num_classes}), got values in '
+                         f'[{x.min()}, {x.max()}]')
+    out = numpy.zeros(x.shape + (num_classes,), numpy.float32)
+    numpy.put_along_axis(out, x[..., None], 1.0, axis=-1)
+    return out
+
+
+def set_random_seed(seed: int) -> None:
+    """Seed Python's ``random``, NumPy's global state and, if CuPy is loaded, CuPy's.
+
+    Initializers, dropout and ``fit``'s shuffling draw from these, so a CPU run is
+    reproducible after this call.
+    """
+    if not isinstance(seed, (int, numpy.integer)) or isinstance(seed, bool):
+        raise TypeError(f'set_random_seed: seed must be an int, got {type(seed).__name__}')
+    random.seed(int(seed))
+    numpy.random.seed(int(seed) % (2 ** 32))
+    cupy = sys.modules.get('cupy')
+    if cupy is not None:
+        cupy.random.seed(int(seed))
+
+
+# ----------------------------------------------------------------- summary
+
+def _format_shape(shape: Any) -> str:
+    if isinstance(shape, list):
+        return '[' + ', '.join(_format_shape(s) for s in shape) + ']'
+    if isinstance(shape, dict):
+        return '{' + ', '.join(f'{k}: {_format_shape(v)}' for k, v in shape.items()) + '}'
+    return '(' + ', '.join('None' if s is None else str(s) for s in shape) + \
+        (',)' if len(shape) == 1 else ')')
+
+
+def _output_shape(layer: Any, model: Any) -> str:
+    member = {id(n) for n in getattr(model, '_nodes', [])}
+    nodes = [n for n in layer._inbound_nodes if id(n) in member]
+    if not nodes:
+        return '?'
+    if len(nodes) > 1:  # a shared layer has one output per call
+        return 'multiple'
+    outs = nodes[0].output_tensors
+    if len(outs) == 1:
+        return _format_shape(outs[0].shape)
+    return _format_shape([t.shape for t in outs])
+
+
+def _param_counts(layer: Any) -> tuple:
+    trainable = sum(int(p.size) for p in layer.trainable_weights if p.array is not None)
+    total = sum(int(p.size) for p in layer.weights if p.array is not None)
+    return total, trainable
+
+
+def _connections(layer: Any, model: Any) -> list:
+    member = {id(n) for n in model._nodes}
+    out = []
+    for node in layer._inbound_nodes:
+        if id(node) not in member:
+            continue
+        for t in node.input_tensors:
+            src, node_index, tensor_index = t._keras_history
+            out.append(f'{src.name}[{node_index}][{tensor_index}]')
+    return out
+
+
+def print_summary(model: Any, line_length: Optional[int] = None,
+                  positions: Optional[list] = None, print_fn: Optional[Callable] = None,
+                  show_trainable: bool = False) -> None:
+    """Print the summary table of ``model`` (see ``Model.summary``).
+
+    Raises:
+        ValueError: The model is not built yet (its layers have no weights or shapes).
+    """
+    print_fn = print_fn or print
+    is_graph = bool(model.__dict__.get('_is_graph_network'))
+    if not is_graph and not model.built:
+        raise ValueError(f'Model "{model.name}" has not been built yet, so it has no summary. '
+                         f'Build it first: give the first layer an input shape (keras.Input '
+                         f'or input_shape=...), call model.build(input_shape), or call the '
+                         f'model on a batch of data.')
+    from chainlet.keras.engine.sequential import Sequential
+    sequential = isinstance(model, Sequential)
+    connected = is_graph and not sequential
+    line_length = line_length or (98 if connected else 65)
+    positions = list(positions or ([0.33, 0.55, 0.67, 1.0] if connected else [0.45, 0.85, 1.0]))
+    if positions[-1] <= 1:
+        positions = [int(line_length * p) for p in positions]
+    headers = ['Layer (type)', 'Output Shape', 'Param #']
+    if connected:
+        headers.append('Connected to')
+    if show_trainable:
+        headers.append('Trainable')
+        positions.append(positions[-1] + 11)
+        line_length = positions[-1]
+
+    def row(fields: list) -> str:
+        line = ''
+        for i, field in enumerate(fields):
+            if i > 0:
+                line = line[:positions[i - 1] - 1] + ' '
+            line += str(field)
+            line = line[:positions[i]]
+            line += ' ' * (positions[i] - len(line))
+        return line.rstrip()
+
+    print_fn(f'Model: "{model.name}"')
+    print_fn('_' * line_length)
+    print_fn(row(headers))
+    print_fn('=' * line_length)
+    layers = model.layers
+    for layer in layers:
+        shape = _output_shape(layer, model) if is_graph else '?'
+        total, _ = _param_counts(layer)
+        fields = [f'{layer.name} ({type(layer).__name__})', shape, f'{total:,}']
+        conns = _connections(layer, model) if connected else []
+        if connected:
+            fields.append(conns[0] if conns else '')
+        if show_trainable:
+            fields.append('Y' if layer.trainable else 'N')
+        print_fn(row(fields))
+        for extra in conns[1:]:
+            print_fn(row(['', '', '', extra]))
+    print_fn('=' * line_length)
+    entries = model._weight_entries()
+    trainable_ids = {id(p) for p in model.trainable_weights}
+    total = sum(int(p.size) for _, _, p in entries if p.array is not None)
+    trainable = sum(int(p.size) for _, _, p in entries
+                    if p.array is not None and id(p) in trainable_ids)
+    print_fn(f'Total params: {total:,}')
+    print_fn(f'Trainable params: {trainable:,}')
+    print_fn(f'Non-trainable params: {total - trainable:,}')
+    print_fn('_' * line_length)
+
+
+# -------------------------------------------------------------- plot_model
+
+def _dot_label(text: str) -> str:
+    return text.replace('\\', '\\\\').replace('"', '\\"')
+
+
+def model_to_dot(model: Any, show_shapes: bool = False, show_dtype: bool = False,
+                 show_layer_names: bool = True, rankdir: str = 'TB',
+                 dpi: int = 96) -> str:
+    """The model's layer graph as Graphviz DOT text (one node per layer, one edge per
+    connection)."""
+    if rankdir not in ('TB', 'LR'):
+        raise ValueError(f"model_to_dot: argument rankdir: expected 'TB' or 'LR', got "
+                         f'{rankdir!r}')
+    is_graph = bool(model.__dict__.get('_is_graph_network'))
+    lines = [f'digraph "{_dot_label(model.name)}" {{', f'  graph [rankdir={rankdir}, '
+             f'dpi={int(dpi)}];', '  node [shape=record];']
+    layers = model.layers
+    member = {id(n) for n in model._nodes} if is_graph else set()
+    index = {id(layer): i for i, layer in enumerate(layers)}
+    for i, layer in enumerate(layers):
+        label = type(layer).__name__
+        if show_layer_names:
+            label = f'{layer.name}: {label}'
+        if show_dtype:
+            label += f' ({layer.dtype})'
+        if show_shapes and is_graph:
+            nodes = [n for n in layer._inbound_nodes if id(n) in member]
+            ins = [t.shape for n in nodes for t in n.input_tensors]
+            outs = [t.shape for n in nodes for t in n.output_tensors]
+            fmt = lambda shapes: _format_shape(shapes[0]) if len(shapes) == 1 else \
+                _format_shape(shapes) if shapes else '?'  # noqa: E731
+            label = f'{{{_dot_label(label)}|{{input: {fmt(ins) if ins else fmt(outs)}|' \
+                    f'output: {fmt(outs)}}}}}'
+            lines.append(f'  layer{i} [label="{label}"];')
+        else:
+            lines.append(f'  layer{i} [label="{_dot_label(label)}"];')
+    edges = set()
+    if is_graph:
+        for layer in layers:
+            for node in layer._inbound_nodes:
+                if id(node) not in member:
+                    continue
+                for t in node.input_tensors:
+                    src = t._keras_history.layer
+                    if id(src) in index:
+                        edges.add((index[id(src)], index[id(layer)]))
+    else:
+        edges = {(i, i + 1) for i in range(len(layers) - 1)}
+    for a, b in sorted(edges):
+        lines.append(f'  layer{a} -> layer{b};')
+    lines.append('}')
+    return '\n'.join(lines) + '\n'
+
+
+def plot_model(model: Any, to_file: str = 'model.dot', show_shapes: bool = False,
+               show_dtype: bool = False, show_layer_names: bool = True, rankdir: str = 'TB',
+               expand_nested: bool = False, dpi: int = 96, **kwargs: Any) -> str:
+    """Write the model graph to ``to_file`` and return the DOT text.
+
+    A ``.dot``/``.gv`` file gets the DOT text (no dependency). Other extensions (``.png``,
+    ``.svg``, ``.pdf``) are rendered with the ``graphviz`` Python package and the Graphviz
+    programs (``pip install "chainlet[graphviz]"``). The write is atomic.
+    """
+    from chainlet.keras.engine.serialization import atomic_write
+    dot = model_to_dot(model, show_shapes=show_shapes, show_dtype=show_dtype,
+                       show_layer_names=show_layer_names, rankdir=rankdir, dpi=dpi)
+    to_file = os.fspath(to_file)
+    ext = os.path.splitext(to_file)[1].lower().lstrip('.')
+    if ext in ('dot', 'gv', ''):
+        atomic_write(to_file, lambda f: f.write(dot), mode='w')
+        return dot
+    try:
+        import graphviz
+    except ImportError as e:
+        raise ImportError(f'plot_model: writing .{ext} files needs the graphviz package and '
+                          f'the Graphviz programs; install with pip install '
+                          f'"chainlet[graphviz]", or write a .dot file instead') from e
+    data = graphviz.Source(dot).pipe(format=ext)
+    atomic_write(to_file, lambda f: f.write(data))
+    return dot
+
+
+__all__ = ['to_categorical', 'set_random_seed', 'print_summary', 'model_to_dot', 'plot_model']
