@@ -254,7 +254,8 @@ class Layer(Chain):
         param = Parameter(array)
         base = name or 'variable'
         attr, k = base, 1
-        while attr in self.__dict__:
+        # An attribute set to None beforehand (``self.bias = None``) is a slot, not a clash.
+        while self.__dict__.get(attr) is not None:
             attr, k = f'{base}_{k}', k + 1
         param.name = attr
         setattr(self, attr, param)
