@@ -14,15 +14,20 @@ Run (needs ``pip install "chainlet[mpi]"`` and scikit-learn for the data):
 from __future__ import annotations
 
 import argparse
+import os
 
-import numpy as np
+# Several processes share the machine's cores: a multi-threaded BLAS in each of them would
+# oversubscribe the CPU (a 30x slowdown is common). Set OMP_NUM_THREADS yourself to override.
+os.environ.setdefault('OMP_NUM_THREADS', '1')
 
-import chainlet as chainer
-import chainlet.distributed as cmn
-import chainlet.functions as F
-import chainlet.links as L
-from chainlet import datasets, iterators, optimizers
-from chainlet.dataset import concat_examples
+import numpy as np  # noqa: E402
+
+import chainlet as chainer  # noqa: E402
+import chainlet.distributed as cmn  # noqa: E402
+import chainlet.functions as F  # noqa: E402
+import chainlet.links as L  # noqa: E402
+from chainlet import datasets, iterators, optimizers  # noqa: E402
+from chainlet.dataset import concat_examples  # noqa: E402
 
 
 class MLP(chainer.Chain):

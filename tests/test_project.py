@@ -10,7 +10,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PKG = ROOT / 'chainlet'
 CORE = {'_config', 'variable', 'parameter', 'function_node', '_backprop', 'backend',
-        'type_check'}
+        '_devices', 'type_check'}
 
 
 def _readme_commands():

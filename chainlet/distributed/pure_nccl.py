@@ -128,7 +128,7 @@ class PureNcclCommunicator(_comms.MpiCommunicatorBase):
         import cupy
         packing = _comms._Packing(params, zero_fill)
         buf = cupy.empty(packing.length, self._comm_dtype(params))
-        packing.pack(buf, 1.0 / self.size)
+        packing.pack(buf)
         if stream is None:
             stream = cupy.cuda.get_current_stream()
         else:
@@ -140,4 +140,4 @@ class PureNcclCommunicator(_comms.MpiCommunicatorBase):
     def _finish_mean_grad(self, handle: tuple) -> None:
         packing, buf, stream = handle
         stream.synchronize()
-        packing.unpack(buf)
+        packing.unpack(buf, 1.0 / self.size)

@@ -13,6 +13,7 @@ import multiprocessing
 import multiprocessing.pool
 import numbers
 import signal
+import time
 import warnings
 import weakref
 from typing import Any, Callable, Optional
@@ -20,6 +21,9 @@ from typing import Any, Callable, Optional
 from chainlet.iterators import _statemachine
 from chainlet.iterators.serial_iterator import _check_batch_size, _choose_order_sampler
 from chainlet.iterators.serial_iterator import _StatefulIterator
+
+
+_POLL_SECONDS = 0.05
 
 
 class TimeoutWarning(RuntimeWarning):
@@ -134,16 +138,25 @@ class _PoolIterator(_StatefulIterator):
         self._queue.append((self._submit(self._pool, chunks), state))
         return True
 
+    def _check_workers(self) -> None:
+        """Raise if a worker died; a task it held would otherwise never complete."""
+
     def _wait(self, result: Any) -> list:
         timeout = self.dataset_timeout
-        if timeout is None:
-            return result.get()
-        try:
-            return result.get(timeout)
-        except multiprocessing.TimeoutError:
-            warnings.warn(f'{self._owner}: loading a batch has taken more than {timeout} s '
-                          f'(dataset_timeout); still waiting', TimeoutWarning, stacklevel=3)
-        return result.get()
+        start = time.monotonic()
+        warned = False
+        while True:
+            try:
+                # Wake up now and then to notice dead workers.
+                return result.get(_POLL_SECONDS)
+            except multiprocessing.TimeoutError:
+                pass
+            self._check_workers()
+            if timeout is not None and not warned and time.monotonic() - start > timeout:
+                warned = True
+                warnings.warn(f'{self._owner}: loading a batch has taken more than {timeout} '
+                              f's (dataset_timeout); still waiting', TimeoutWarning,
+                              stacklevel=3)
 
     def __next__(self) -> list:
         self._ensure_pool()
@@ -221,6 +234,7 @@ class MultiprocessIterator(_PoolIterator):
         self.shared_mem = shared_mem
         self.maxtasksperchild = maxtasksperchild
         self.start_method = start_method
+        self._workers: set = set()
         self._setup(dataset, batch_size, repeat, shuffle, n_processes, n_prefetch,
                     order_sampler, dataset_timeout)
 
@@ -231,14 +245,37 @@ class MultiprocessIterator(_PoolIterator):
 
     def _make_pool(self) -> multiprocessing.pool.Pool:
         context = multiprocessing.get_context(self.start_method)
-        return context.Pool(self._n_workers, _init_worker, (self.dataset,),
+        pool = context.Pool(self._n_workers, _init_worker, (self.dataset,),
                             maxtasksperchild=self.maxtasksperchild)
+        self._workers = set(pool._pool)
+        return pool
+
+    def _check_workers(self) -> None:
+        # multiprocessing.Pool silently replaces a worker that dies (a crash, the OOM killer,
+        # a dataset that cannot be unpickled in the worker) and the task it held is lost.
+        # Pool keeps its processes in the (undocumented, long-stable) list ``_pool``.
+        pool = self._pool
+        if pool is None:
+            return
+        self._workers.update(pool._pool)
+        for worker in list(self._workers):
+            code = worker.exitcode
+            if code == 0:  # retired normally (maxtasksperchild)
+                self._workers.discard(worker)
+            elif code is not None:
+                self.finalize()
+                raise RuntimeError(
+                    f'MultiprocessIterator: worker process {worker.pid} died with exit code '
+                    f'{code} while loading a batch. With start_method "spawn" or "forkserver" '
+                    f'the dataset, and every function it uses, must be picklable and '
+                    f'importable by the workers (defined at the top level of a module); '
+                    f'a crash or running out of memory also ends a worker')
 
     def _submit(self, pool: Any, chunks: list[list[int]]) -> Any:
         return pool.map_async(_fetch_in_worker, chunks, chunksize=1)
 
     def _worker_pids(self) -> list[int]:
-        # For tests and debugging: the pool's own process list is not public API.
+        # For tests and debugging.
         if self._pool is None:
             return []
         return [p.pid for p in self._pool._pool if p.pid is not None]

@@ -125,7 +125,8 @@ class CallbackList:
                 raise TypeError(f'callbacks: expected keras Callback objects, got '
                                 f'{type(cb).__name__}')
         if add_progbar and not any(isinstance(c, ProgbarLogger) for c in self.callbacks):
-            self.callbacks.insert(0, ProgbarLogger())
+            # after the user's callbacks, so that it prints what they add to the logs
+            self.callbacks.append(ProgbarLogger())
         self.history: Optional[History] = None
         if add_history:
             found = [c for c in self.callbacks if isinstance(c, History)]
@@ -133,7 +134,7 @@ class CallbackList:
                 self.history = found[0]
             else:
                 self.history = History()
-                self.callbacks.insert(0, self.history)
+                self.callbacks.append(self.history)
         self.params = params
         for cb in self.callbacks:
             cb.set_params(params)

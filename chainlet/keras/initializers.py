@@ -10,7 +10,7 @@ Example:
     >>> from chainlet.keras import initializers
     >>> w = np.empty((2, 3), np.float32)
     >>> initializers.get('ones')(w)
-    >>> w.sum()
+    >>> float(w.sum())
     6.0
 """
 from __future__ import annotations

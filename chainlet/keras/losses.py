@@ -14,7 +14,7 @@ Example:
     array([0.5, 0.5], dtype=float32)
     >>> float(losses.MeanSquaredError()(y_true, y_pred).array)
     0.5
-    >>> float(losses.get('mae')(y_true, y_pred).array[0])
+    >>> float(losses.get('mae')(y_true, y_pred).array)  # a Loss object: reduced
     0.5
 """
 from __future__ import annotations

@@ -114,7 +114,10 @@ def _fail(x):
     raise IndexError(f'bad example {x}')
 
 
-def test_timeout_warning_and_worker_errors():
+def test_timeout_warning_and_worker_errors(monkeypatch):
+    # The workers unpickle _slow and _fail by importing this module; let them find it
+    # whatever the current directory is.
+    monkeypatch.syspath_prepend(str(ROOT))
     with MultiprocessIterator(TransformDataset([1, 2], _slow), 1, shuffle=False,
                               n_processes=1, dataset_timeout=0.05, start_method=METHOD) as it:
         with pytest.warns(TimeoutWarning, match='dataset_timeout'):
@@ -172,3 +175,27 @@ def test_fork_accepts_unpicklable_dataset():
 def test_argument_errors(kwargs, error):
     with pytest.raises(error, match='MultiprocessIterator'):
         MultiprocessIterator([1, 2], 1, **kwargs)
+
+
+class _Unimportable:
+    """A dataset whose unpickling in a worker fails, as for a class the workers cannot import."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return i
+
+    def __reduce__(self):
+        return (__import__, ('no_such_module_for_chainlet_workers',))
+
+
+@pytest.mark.skipif(METHOD == 'fork', reason='needs a start method that pickles the dataset')
+def test_dead_worker_raises_instead_of_hanging():
+    it = MultiprocessIterator(_Unimportable(), 2, n_processes=1, start_method=METHOD,
+                              dataset_timeout=None)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match='died with exit code'):
+        next(it)
+    assert time.monotonic() - start < 20
+    assert it._worker_pids() == []  # finalized

@@ -8,7 +8,7 @@ from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions import _cuda_kernels
-from chainlet.functions.activation import _erf
+from chainlet.functions.math.erf import ndtr_array
 from chainlet.functions.math.exponential import exp
 from chainlet.variable import Variable
 
@@ -33,7 +33,7 @@ class GELU(FunctionNode):
     def forward(self, inputs):
         x, = inputs
         self.retain_inputs((0,))
-        return x * _erf.ndtr(x),
+        return x * ndtr_array(x),
 
     def forward_gpu(self, inputs):
         self.retain_inputs((0,))
@@ -50,7 +50,7 @@ class GELUGrad(FunctionNode):
     def forward(self, inputs):
         x, gy = inputs
         self.retain_inputs((0, 1))
-        return gy * (_erf.ndtr(x) + x * _normal_pdf(x)),
+        return gy * (ndtr_array(x) + x * _normal_pdf(x)),
 
     def forward_gpu(self, inputs):
         self.retain_inputs((0, 1))

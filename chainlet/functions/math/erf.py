@@ -4,7 +4,9 @@ NumPy has no ``erf`` and SciPy is not a dependency, so the forward evaluates Cod
 rational functions (Math. Comp. 23, 1969), accurate to about 1e-16 in float64, in three ranges
 of ``|x|``: ``erf`` directly below 0.46875, and ``erfc = exp(-x^2) R(|x|)`` above, with
 ``exp(-x^2)`` split in two factors so that the rounding of ``x^2`` does not spoil large ``|x|``.
-The same array code runs on CuPy.
+The same array code runs on CuPy. ``erfc_array`` and ``ndtr_array`` (the normal CDF, used by
+:func:`~chainlet.functions.gelu`) share these pieces and keep full relative precision in the
+tails.
 """
 from __future__ import annotations
 
@@ -39,42 +41,132 @@ _INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 # Beyond this, erfc(x) < 1e-300 and erf(x) is +-1 in every float format.
 _X_BIG = 27.0
+# Beyond this, erfc(x) < exp(-784) is 0 in every float format.
+_X_ZERO = 28.0
+_SQRT_2 = math.sqrt(2.0)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+
+
+# The helpers below take 1-d arrays (masked selections) and work in place where they can:
+# the arithmetic, and so every rounding, is that of the plain formulas in the comments.
 
 
 def _erf_small(x: Any) -> Any:
+    # x P(x^2) / Q(x^2).
     z = x * x
-    num = _A[4] * z
-    den = z
-    for i in range(3):
-        num = (num + _A[i]) * z
-        den = (den + _B[i]) * z
-    return x * (num + _A[3]) / (den + _B[3])
+    num = z * _A[4]
+    den = z + _B[0]
+    den *= z
+    num += _A[0]
+    num *= z
+    for i in (1, 2):
+        num += _A[i]
+        num *= z
+        den += _B[i]
+        den *= z
+    num += _A[3]
+    num *= x
+    den += _B[3]
+    num /= den
+    return num
 
 
-def _exp_minus_square(xp: Any, y: Any) -> Any:
-    # exp(-y^2) as exp(-r^2) exp(-(y - r)(y + r)) with r = y rounded down to 1/16: r^2 is exact.
-    r = xp.trunc(y * 16.0) / 16.0
-    return xp.exp(-r * r) * xp.exp(-(y - r) * (y + r))
+def _exp_minus_square(xp: Any, y: Any, scale: float = -1.0) -> Any:
+    # exp(scale * y^2) as exp(scale * r^2) exp(scale * (y - r)(y + r)) with r = y rounded down
+    # to 1/16: r^2 is exact, so the rounding of y^2 does not spoil large y. scale = -0.5 gives
+    # exp(-y^2 / 2) without forming y / sqrt(2).
+    r = y * 16.0
+    xp.trunc(r, out=r)
+    r /= 16.0
+    d = y - r
+    t = y + r
+    d *= t                       # (y - r)(y + r)
+    xp.multiply(r, r, out=t)     # r^2
+    t *= scale
+    d *= scale
+    xp.exp(t, out=t)
+    xp.exp(d, out=d)
+    t *= d
+    return t
 
 
-def _erfc_mid(xp: Any, y: Any) -> Any:
-    num = _C[8] * y
-    den = y
-    for i in range(7):
-        num = (num + _C[i]) * y
-        den = (den + _D[i]) * y
-    return _exp_minus_square(xp, y) * ((num + _C[7]) / (den + _D[7]))
+def _erfc_mid_ratio(y: Any) -> Any:
+    # erfc(y) = exp(-y^2) P(y) / Q(y), for 0.46875 < y <= 4.
+    num = y * _C[8]
+    den = y + _D[0]
+    den *= y
+    num += _C[0]
+    num *= y
+    for i in range(1, 7):
+        num += _C[i]
+        num *= y
+        den += _D[i]
+        den *= y
+    num += _C[7]
+    den += _D[7]
+    num /= den
+    return num
 
 
-def _erfc_large(xp: Any, y: Any) -> Any:
+def _erfc_large_ratio(y: Any) -> Any:
+    # erfc(y) = exp(-y^2) (1/sqrt(pi) - z P(z) / Q(z)) / y with z = 1 / y^2, for y > 4.
     z = 1.0 / (y * y)
-    num = _P[5] * z
-    den = z
-    for i in range(4):
-        num = (num + _P[i]) * z
-        den = (den + _Q[i]) * z
-    r = z * (num + _P[4]) / (den + _Q[4])
-    return _exp_minus_square(xp, y) * ((_INV_SQRT_PI - r) / y)
+    num = z * _P[5]
+    den = z + _Q[0]
+    den *= z
+    num += _P[0]
+    num *= z
+    for i in range(1, 4):
+        num += _P[i]
+        num *= z
+        den += _Q[i]
+        den *= z
+    num += _P[4]
+    num *= z
+    den += _Q[4]
+    num /= den
+    num -= _INV_SQRT_PI
+    num /= y
+    num *= -1.0                  # (1/sqrt(pi) - z P / Q) / y
+    return num
+
+
+def _erfc_nonneg(xp: Any, y: Any, gauss: Any) -> Any:
+    """``erfc(y)`` for a 1-d array ``y >= 0`` (``+inf`` allowed, no NaN), in ``y``'s dtype.
+
+    ``gauss(mask, ym)`` returns ``exp(-y[mask]^2)`` given ``ym = y[mask]``. Above 0.46875 the
+    result is ``exp(-y^2) R(y)`` with no subtraction, so the tail keeps its full relative
+    precision. ``y`` is clamped at ``_X_ZERO`` first (``erfc`` is 0 there in every format).
+    """
+    out = xp.empty_like(y)
+    small = y <= 0.46875
+    mid = (y > 0.46875) & (y <= 4.0)
+    large = y > 4.0
+    if small.any():
+        v = _erf_small(y[small])
+        xp.subtract(1.0, v, out=v)
+        out[small] = v
+    for mask, ratio in ((mid, _erfc_mid_ratio), (large, _erfc_large_ratio)):
+        if mask.any():
+            ym = xp.minimum(y[mask], _X_ZERO)
+            v = ratio(ym)
+            v *= gauss(mask, ym)
+            out[mask] = v
+    return out
+
+
+def _float_work(xp: Any, x: Any) -> Any:
+    # The working copy of x: float16 is evaluated in float32.
+    return x.astype(numpy.promote_types(x.dtype, numpy.float32))
+
+
+def _abs_without_nan(xp: Any, xw: Any) -> Any:
+    # |xw| with NaN replaced by 0, and the NaN mask (None where there is no NaN).
+    a = xp.abs(xw)
+    nan = xp.isnan(xw)
+    if not nan.any():
+        return a, None
+    return xp.where(nan, xw.dtype.type(0), a), nan
 
 
 def erf_array(x: Any) -> Any:
@@ -84,8 +176,7 @@ def erf_array(x: Any) -> Any:
     """
     xp = backend.get_array_module(x)
     dtype = x.dtype
-    work = numpy.promote_types(dtype, numpy.float32)
-    xw = x.astype(work)
+    xw = _float_work(xp, x)
     y = xp.empty_like(xw)
     a = xp.abs(xw)
     small = a <= 0.46875
@@ -93,15 +184,71 @@ def erf_array(x: Any) -> Any:
     large = a > 4.0
     if small.any():
         y[small] = _erf_small(xw[small])
-    for mask, erfc in ((mid, _erfc_mid), (large, _erfc_large)):
+    for mask, ratio in ((mid, _erfc_mid_ratio), (large, _erfc_large_ratio)):
         if mask.any():
             # Far tails are clamped before x^2 so that nothing overflows; erf is +-1 there.
-            v = 1.0 - erfc(xp, xp.minimum(a[mask], _X_BIG))
+            ym = xp.minimum(a[mask], _X_BIG)
+            v = ratio(ym)
+            v *= _exp_minus_square(xp, ym)
+            xp.subtract(1.0, v, out=v)
             y[mask] = xp.where(xw[mask] < 0, -v, v)
     nan = xp.isnan(xw)
     if nan.any():
         y[nan] = xw[nan]
     return y.astype(dtype, copy=False)
+
+
+def erfc_array(x: Any) -> Any:
+    """``erfc(x) = 1 - erf(x)`` of a float array (NumPy or CuPy), in the array's dtype.
+
+    Valid for every ``x``: for ``x >= 0`` it keeps full relative precision in the tail (down
+    to the underflow of the format), and ``erfc(x) = 2 - erfc(-x)`` for ``x < 0``. float16 is
+    evaluated in float32; NaN stays NaN, ``erfc(-inf) = 2`` and ``erfc(inf) = 0``.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.functions.math.erf import erfc_array
+        >>> erfc_array(np.array([-1.0, 0.0, 10.0]))
+        array([1.84270079e+00, 1.00000000e+00, 2.08848758e-45])
+    """
+    xp = backend.get_array_module(x)
+    xw = _float_work(xp, x)
+    a, nan = _abs_without_nan(xp, xw)
+    e = _erfc_nonneg(xp, a, lambda mask, ym: _exp_minus_square(xp, ym))
+    y = xp.where(xw < 0, 2.0 - e, e)
+    if nan is not None:
+        y = xp.where(nan, xw, y)
+    return y.astype(x.dtype, copy=False)
+
+
+def ndtr_array(x: Any) -> Any:
+    """The standard normal CDF ``Phi(x) = erfc(-x / sqrt(2)) / 2`` of a float array.
+
+    In the array's dtype (float16 evaluated in float32), accurate also in the left tail:
+    there ``exp(-x^2 / 2)`` is computed from ``x`` itself, so the rounding of ``x / sqrt(2)``
+    does not spoil the relative precision. NaN stays NaN, ``Phi(-inf) = 0``, ``Phi(inf) = 1``.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.functions.math.erf import ndtr_array
+        >>> ndtr_array(np.array([-10.0, 0.0, 1.0]))
+        array([7.61985302e-24, 5.00000000e-01, 8.41344746e-01])
+    """
+    xp = backend.get_array_module(x)
+    xw = _float_work(xp, x)
+    a, nan = _abs_without_nan(xp, xw)
+    # exp(-z^2) with z = |x| / sqrt(2) is exp(-x^2 / 2); the clamp only matters where both
+    # are 0 (|x| >= sqrt(2) * _X_ZERO).
+    amax = _X_ZERO * _SQRT_2
+
+    def gauss(mask, ym):
+        return _exp_minus_half_square(xp, xp.minimum(a[mask], amax))
+
+    half_e = _erfc_nonneg(xp, a * _INV_SQRT_2, gauss) * 0.5
+    y = xp.where(xw <= 0, half_e, 1.0 - half_e)
+    if nan is not None:
+        y = xp.where(nan, xw, y)
+    return y.astype(x.dtype, copy=False)
 
 
 class Erf(FunctionNode):

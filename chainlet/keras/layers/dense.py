@@ -72,9 +72,17 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs: Any) -> Any:
-        # F.linear takes W as (out, in): give it the transposed Keras kernel.
-        y = F.linear(inputs, F.transpose(self.kernel), self.bias,
-                     n_batch_axes=inputs.ndim - 1)
+        # x @ kernel keeps the kernel's gradient (x.T @ gy) a contiguous array in the Keras
+        # layout, so backward and the optimizer run on dense arrays.
+        x = inputs
+        lead = x.shape[:-1]
+        if x.ndim != 2:
+            x = F.reshape(x, (-1, x.shape[-1]))
+        y = F.matmul(x, self.kernel)
+        if self.bias is not None:
+            y = y + self.bias
+        if len(lead) != 1:
+            y = F.reshape(y, lead + (self.units,))
         return self.activation(y)
 
     def compute_output_shape(self, input_shape: Any) -> tuple:

@@ -46,6 +46,6 @@ class LinkLayer(Layer):
             return self.link(*args)
 
     def get_config(self) -> dict:
-        raise TypeError(f'LinkLayer "{self.name}" wraps a Python object ({type(self.link).__name__})'
-                        f' and has no config; save its weights with save_weights() and rebuild '
-                        f'the model in code')
+        raise TypeError(f'LinkLayer "{self.name}" wraps a Python object '
+                        f'({type(self.link).__name__}) and has no config; save its weights with '
+                        f'save_weights() and rebuild the model in code')

@@ -44,14 +44,32 @@ class Operation(Layer):
         config.update(op=self.op, operands=_plain(self.operands))
         return config
 
+    @classmethod
+    def from_config(cls, config: dict) -> 'Operation':
+        config = dict(config)
+        config['operands'] = _restore(config['operands'])
+        return cls(**config)
+
 
 def _plain(value: Any) -> Any:
     if isinstance(value, slice):
         return {'__slice__': [value.start, value.stop, value.step]}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):  # an index tuple stays a tuple after the round trip
+        return {'__tuple__': [_plain(v) for v in value]}
+    if isinstance(value, list):
         return [_plain(v) for v in value]
     if hasattr(value, 'tolist'):
         return value.tolist()
+    return value
+
+
+def _restore(value: Any) -> Any:
+    if isinstance(value, dict) and '__slice__' in value:
+        return slice(*value['__slice__'])
+    if isinstance(value, dict) and '__tuple__' in value:
+        return tuple(_restore(v) for v in value['__tuple__'])
+    if isinstance(value, list):
+        return [_restore(v) for v in value]
     return value
 
 
