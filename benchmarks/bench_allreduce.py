@@ -1,7 +1,8 @@
 """Gradient allreduce throughput of chainlet.distributed (a script that prints figures).
 
-A model of about 10M float32 parameters gets gradients; two layouts: 10 layers of 1000 x 1000
-weights plus biases (20 arrays) and 1000 layers of 100 x 100 (2000 arrays); ``multi_node_mean_grad`` averages them over the processes.
+A model of about 10M float32 parameters gets gradients, in two layouts: 10 layers of
+1000 x 1000 weights plus biases (20 arrays) and 1000 layers of 100 x 100 (2000 arrays);
+``multi_node_mean_grad`` averages them over the processes.
 Compared: the 'naive' communicator (one Allreduce per parameter), 'flat' (all gradients in one
 buffer, one Allreduce) and 'flat' with ``segment_bytes = 4 MiB`` (the same buffer reduced in
 4 MiB pieces), each with float32 and float16 communication.

@@ -55,7 +55,7 @@ def main():
         opt.update(model, x, t)  # cleargrads, loss, backward and update in one call
         if it.is_new_epoch:
             with chainlet.using_config('train', False), chainlet.no_backprop_mode():
-                x_test, t_test = concat_examples(list(test))
+                x_test, t_test = concat_examples(test)
                 acc = float(F.accuracy(model.predictor(x_test), t_test).array)
             print(f'epoch {it.epoch:3d}  loss {float(model.loss.array):.4f}  '
                   f'test accuracy {acc:.4f}  ({time.perf_counter() - start:.1f} s)', flush=True)

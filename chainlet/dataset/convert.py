@@ -104,8 +104,11 @@ def concat_examples(batch: list, device: Any = None, padding: Any = None) -> Any
                [ 4, -1, -1]])
     """
     if not isinstance(batch, (list, tuple)) and not _is_array(batch):
-        raise TypeError(f'concat_examples: batch must be a list of examples, '
-                        f'got {type(batch).__name__}')
+        # Any sequence of examples works, as in Chainer: a dataset, a SubDataset, ...
+        if not (hasattr(batch, '__len__') and hasattr(batch, '__getitem__')):
+            raise TypeError(f'concat_examples: batch must be a sequence of examples, '
+                            f'got {type(batch).__name__}')
+        batch = [batch[i] for i in range(len(batch))]
     if len(batch) == 0:
         raise ValueError('concat_examples: batch is empty')
     first = batch[0]

@@ -18,8 +18,8 @@ DEFAULT_MAX_BUF_LEN = 256 * 1024 * 1024
 
 
 def import_mpi() -> ModuleType:
-    """Return ``mpi4py.MPI`` (initializing MPI), or raise ``ImportError`` telling how to install it.
-    """
+    """Return ``mpi4py.MPI`` (initializing MPI), or raise ``ImportError`` saying how to install
+    it."""
     try:
         from mpi4py import MPI
     except ImportError as e:

@@ -186,9 +186,10 @@ class FunctionTestCase:
         return outputs
 
     def _run_forward(self, param: dict, dtype: numpy.dtype, contiguous: bool,
-                     device: Any) -> None:
+                     device: Any = None) -> None:
         if self.skip_forward_test:
             pytest.skip('forward test disabled for this case')
+        device = backend.CpuDevice() if device is None else device
         inputs = self._prepare(param, dtype, contiguous, 'forward', device)
         saved = _copy(inputs)
         outputs = self._forward(inputs, device)
@@ -212,9 +213,10 @@ class FunctionTestCase:
         return f
 
     def _run_backward(self, param: dict, dtype: numpy.dtype, contiguous: bool,
-                      device: Any) -> None:
+                      device: Any = None) -> None:
         if self.skip_backward_test:
             pytest.skip('backward test disabled for this case')
+        device = backend.CpuDevice() if device is None else device
         inputs = self._prepare(param, dtype, contiguous, 'backward', device)
         outputs = self._forward(_copy(inputs), device)
         gys = device.send(tuple(self.generate_grad_outputs(tuple(y.array for y in outputs))))
@@ -224,9 +226,10 @@ class FunctionTestCase:
                                       **self.check_backward_options)
 
     def _run_double_backward(self, param: dict, dtype: numpy.dtype, contiguous: bool,
-                             device: Any) -> None:
+                             device: Any = None) -> None:
         if self.skip_double_backward_test:
             pytest.skip('double backward test disabled for this case')
+        device = backend.CpuDevice() if device is None else device
         inputs = self._prepare(param, dtype, contiguous, 'double_backward', device)
         outputs = self._forward(_copy(inputs), device)
         gys = device.send(tuple(self.generate_grad_outputs(tuple(y.array for y in outputs))))

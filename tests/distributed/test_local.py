@@ -116,8 +116,8 @@ def test_create_multi_node_optimizer_checks_its_arguments():
 
 def test_mean_over_processes_and_multi_node_evaluator():
     comm = _FakeComm()
-    assert cmn.mean_over_processes({'b': np.float32(2.0), 'a': 1}, comm) == {'a': 1.0,
-                                                                              'b': 2.0}
+    means = cmn.mean_over_processes({'b': np.float32(2.0), 'a': 1}, comm)
+    assert means == {'a': 1.0, 'b': 2.0}
 
     class Evaluator:
         def evaluate(self):

@@ -131,42 +131,46 @@ def _erfc_large_ratio(y: Any) -> Any:
     return num
 
 
-def _erfc_nonneg(xp: Any, y: Any, gauss: Any) -> Any:
-    """``erfc(y)`` for a 1-d array ``y >= 0`` (``+inf`` allowed, no NaN), in ``y``'s dtype.
+def _erfc_tail(xp: Any, z: Any, out: Any, z_max: float, x: Any = None) -> None:
+    """Write ``erfc(z)`` into ``out`` where ``z > 0.46875``, for a 1-d array ``z >= 0``.
 
-    ``gauss(mask, ym)`` returns ``exp(-y[mask]^2)`` given ``ym = y[mask]``. Above 0.46875 the
-    result is ``exp(-y^2) R(y)`` with no subtraction, so the tail keeps its full relative
-    precision. ``y`` is clamped at ``_X_ZERO`` first (``erfc`` is 0 there in every format).
+    There ``erfc(z) = exp(-z^2) R(z)``: no subtraction, so the tail keeps its full relative
+    precision. ``z`` is clamped at ``z_max`` before it is squared (``+inf`` is fine; NaN must
+    have been taken out). Given ``x = |x|`` with ``z = x / sqrt(2)`` (the normal CDF),
+    ``exp(-z^2)`` is formed as ``exp(-x^2 / 2)`` from ``x`` itself, so that the rounding of
+    ``z`` costs no accuracy. The entries are picked with integer indices: on NumPy that is
+    several times faster than boolean masks.
     """
-    out = xp.empty_like(y)
-    small = y <= 0.46875
-    mid = (y > 0.46875) & (y <= 4.0)
-    large = y > 4.0
-    if small.any():
-        v = _erf_small(y[small])
-        xp.subtract(1.0, v, out=v)
-        out[small] = v
-    for mask, ratio in ((mid, _erfc_mid_ratio), (large, _erfc_large_ratio)):
-        if mask.any():
-            ym = xp.minimum(y[mask], _X_ZERO)
-            v = ratio(ym)
-            v *= gauss(mask, ym)
-            out[mask] = v
-    return out
+    for idx, ratio in ((xp.flatnonzero((z > 0.46875) & (z <= 4.0)), _erfc_mid_ratio),
+                       (xp.flatnonzero(z > 4.0), _erfc_large_ratio)):
+        if idx.size:
+            zm = xp.minimum(z[idx], z_max)
+            v = ratio(zm)
+            if x is None:
+                v *= _exp_minus_square(xp, zm)
+            else:
+                v *= _exp_minus_square(xp, xp.minimum(x[idx], z_max * _SQRT_2), -0.5)
+            out[idx] = v
 
 
-def _float_work(xp: Any, x: Any) -> Any:
-    # The working copy of x: float16 is evaluated in float32.
-    return x.astype(numpy.promote_types(x.dtype, numpy.float32))
-
-
-def _abs_without_nan(xp: Any, xw: Any) -> Any:
-    # |xw| with NaN replaced by 0, and the NaN mask (None where there is no NaN).
+def _work_array(xp: Any, x: Any) -> Any:
+    """A flat working copy of ``x`` (float16 in float32), ``|x|`` with NaN as 0, and the NaN
+    mask (None where there is none)."""
+    xw = x.astype(numpy.promote_types(x.dtype, numpy.float32)).reshape(-1)
     a = xp.abs(xw)
     nan = xp.isnan(xw)
-    if not nan.any():
-        return a, None
-    return xp.where(nan, xw.dtype.type(0), a), nan
+    if nan.any():
+        a[nan] = 0
+    else:
+        nan = None
+    return xw, a, nan
+
+
+def _finish(xp: Any, y: Any, xw: Any, nan: Any, x: Any) -> Any:
+    # NaN in, NaN out; back to x's dtype and shape.
+    if nan is not None:
+        y[nan] = xw[nan]
+    return y.astype(x.dtype, copy=False).reshape(x.shape)
 
 
 def erf_array(x: Any) -> Any:
@@ -175,27 +179,22 @@ def erf_array(x: Any) -> Any:
     float16 is evaluated in float32; NaN stays NaN and ``erf(+-inf) = +-1``.
     """
     xp = backend.get_array_module(x)
-    dtype = x.dtype
-    xw = _float_work(xp, x)
+    xw, a, nan = _work_array(xp, x)
     y = xp.empty_like(xw)
-    a = xp.abs(xw)
-    small = a <= 0.46875
-    mid = (a > 0.46875) & (a <= 4.0)
-    large = a > 4.0
-    if small.any():
+    small = xp.flatnonzero(a <= 0.46875)
+    if small.size:
+        # Direct series: keeps the relative accuracy near 0.
         y[small] = _erf_small(xw[small])
-    for mask, ratio in ((mid, _erfc_mid_ratio), (large, _erfc_large_ratio)):
-        if mask.any():
-            # Far tails are clamped before x^2 so that nothing overflows; erf is +-1 there.
-            ym = xp.minimum(a[mask], _X_BIG)
-            v = ratio(ym)
-            v *= _exp_minus_square(xp, ym)
-            xp.subtract(1.0, v, out=v)
-            y[mask] = xp.where(xw[mask] < 0, -v, v)
-    nan = xp.isnan(xw)
-    if nan.any():
-        y[nan] = xw[nan]
-    return y.astype(dtype, copy=False)
+    # Above, erf(|x|) = 1 - erfc(|x|); the far tails are clamped before x^2 so that nothing
+    # overflows (erf is +-1 there).
+    _erfc_tail(xp, a, y, _X_BIG)
+    for idx, one in ((xp.flatnonzero(xw > 0.46875), 1.0), (xp.flatnonzero(xw < -0.46875), -1.0)):
+        if idx.size:
+            e = y[idx]
+            e -= 1.0
+            e *= -one            # sign(x) (1 - erfc(|x|))
+            y[idx] = e
+    return _finish(xp, y, xw, nan, x)
 
 
 def erfc_array(x: Any) -> Any:
@@ -212,13 +211,18 @@ def erfc_array(x: Any) -> Any:
         array([1.84270079e+00, 1.00000000e+00, 2.08848758e-45])
     """
     xp = backend.get_array_module(x)
-    xw = _float_work(xp, x)
-    a, nan = _abs_without_nan(xp, xw)
-    e = _erfc_nonneg(xp, a, lambda mask, ym: _exp_minus_square(xp, ym))
-    y = xp.where(xw < 0, 2.0 - e, e)
-    if nan is not None:
-        y = xp.where(nan, xw, y)
-    return y.astype(x.dtype, copy=False)
+    xw, a, nan = _work_array(xp, x)
+    e = xp.empty_like(xw)
+    small = xp.flatnonzero(a <= 0.46875)
+    if small.size:
+        v = _erf_small(xw[small])
+        xp.subtract(1.0, v, out=v)
+        e[small] = v
+    big = xp.flatnonzero((a > 0.46875) & (xw < 0))
+    _erfc_tail(xp, a, e, _X_ZERO)
+    if big.size:
+        e[big] = 2.0 - e[big]
+    return _finish(xp, e, xw, nan, x)
 
 
 def ndtr_array(x: Any) -> Any:
@@ -235,20 +239,26 @@ def ndtr_array(x: Any) -> Any:
         array([7.61985302e-24, 5.00000000e-01, 8.41344746e-01])
     """
     xp = backend.get_array_module(x)
-    xw = _float_work(xp, x)
-    a, nan = _abs_without_nan(xp, xw)
-    # exp(-z^2) with z = |x| / sqrt(2) is exp(-x^2 / 2); the clamp only matters where both
-    # are 0 (|x| >= sqrt(2) * _X_ZERO).
-    amax = _X_ZERO * _SQRT_2
-
-    def gauss(mask, ym):
-        return _exp_minus_half_square(xp, xp.minimum(a[mask], amax))
-
-    half_e = _erfc_nonneg(xp, a * _INV_SQRT_2, gauss) * 0.5
-    y = xp.where(xw <= 0, half_e, 1.0 - half_e)
-    if nan is not None:
-        y = xp.where(nan, xw, y)
-    return y.astype(x.dtype, copy=False)
+    xw, a, nan = _work_array(xp, x)
+    p = xp.empty_like(xw)
+    z = a * _INV_SQRT_2
+    small = xp.flatnonzero(z <= 0.46875)
+    if small.size:
+        # 1/2 + erf(x / sqrt(2)) / 2 directly, for either sign.
+        v = _erf_small(xw[small] * _INV_SQRT_2)
+        v += 1.0
+        v *= 0.5
+        p[small] = v
+    _erfc_tail(xp, z, p, _X_ZERO, x=a)
+    big = xp.flatnonzero(z > 0.46875)
+    if big.size:
+        # p holds erfc(|x| / sqrt(2)): Phi(x) is half of it for x < 0, 1 minus that for x > 0.
+        v = p[big]
+        v *= 0.5
+        pos = xp.flatnonzero(xw[big] > 0)
+        v[pos] = 1.0 - v[pos]
+        p[big] = v
+    return _finish(xp, p, xw, nan, x)
 
 
 class Erf(FunctionNode):

@@ -513,6 +513,9 @@ class Trainer:
         loss, per_output = self._compute_loss(spec, outs, ys, sws, cache)
         self.cleargrads()
         loss.backward()
+        grad_hook = self.__dict__.get('_grad_hook')
+        if grad_hook is not None:  # data-parallel fit: average the gradients over processes
+            grad_hook()
         self._sync_trainable(cache)
         self.optimizer.update()
         for p, constraint in cache.constraints:
@@ -543,7 +546,7 @@ class Trainer:
             class_weight: Optional[dict] = None, sample_weight: Any = None,
             initial_epoch: int = 0, steps_per_epoch: Optional[int] = None,
             validation_steps: Optional[int] = None, validation_batch_size: Optional[int] = None,
-            validation_freq: Any = 1) -> Any:
+            validation_freq: Any = 1, communicator: Any = None) -> Any:
         """Train for ``epochs`` epochs; returns a :class:`~chainlet.keras.callbacks.History`.
 
         Args:
@@ -568,6 +571,8 @@ class Trainer:
             validation_steps: Batches per validation (iterators).
             validation_batch_size: Batch size of validation (``batch_size`` by default).
             validation_freq: Validate every this many epochs (or at the epochs in a list).
+            communicator: A ``chainlet.distributed`` communicator: train data-parallel under
+                ``mpiexec`` (array inputs only; see ``docs/distributed.md``).
 
         Returns:
             A ``History``: ``history.history`` maps ``loss``, metric names, ``val_loss``,
@@ -581,6 +586,19 @@ class Trainer:
         if not isinstance(validation_split, (int, float)) or not 0 <= validation_split < 1:
             raise ValueError(f'fit: validation_split must be a number in [0, 1), got '
                              f'{validation_split!r}')
+        plan = None
+        if communicator is not None:
+            from chainlet.distributed.keras_support import prepare_fit
+            if _is_dataset(x) or _is_iterator(x):
+                raise ValueError('fit: communicator= needs array inputs (x, y), got a dataset '
+                                 'or an iterator')
+            val_tuple = validation_data if isinstance(validation_data, tuple) else None
+            plan = prepare_fit(self, communicator, x, y, sample_weight, val_tuple)
+            x, y, sample_weight = plan.x, plan.y, plan.sample_weight
+            if val_tuple is not None:
+                validation_data = plan.validation_data
+            verbose = plan.verbose(verbose)
+        self.__dict__['_grad_hook'] = None if plan is None else plan.mean_grad
         source = self._make_source(x, y, sample_weight, 'fit')
         val_source = None
         if validation_data is not None:
@@ -635,6 +653,8 @@ class Trainer:
                 val_logs = self._run_evaluation(val_source, validation_batch_size or batch_size,
                                                 validation_steps, cbs)
                 logs.update({f'val_{k}': v for k, v in val_logs.items()})
+            if plan is not None:
+                logs = plan.average_logs(logs)
             cbs.call('on_epoch_end', epoch, logs)
             if self.stop_training:
                 break

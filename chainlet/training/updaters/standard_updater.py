@@ -15,11 +15,8 @@ Example:
 """
 from __future__ import annotations
 
-import json
 import numbers
 from typing import Any, Callable, Optional
-
-import numpy
 
 from chainlet.dataset.convert import concat_examples
 from chainlet.training._updater import Updater
@@ -39,65 +36,16 @@ def _is_deserializer(serializer: Any) -> bool:
     return isinstance(serializer, Deserializer)
 
 
-def _random_state_of(sampler: Any) -> Any:
-    """The NumPy ``RandomState``/``Generator`` an order sampler draws from, if it has its own."""
-    kinds = (numpy.random.RandomState, numpy.random.Generator)
-    for attr in ('random_state', '_random'):
-        rs = getattr(sampler, attr, None)
-        if isinstance(rs, kinds):
-            return rs
-    return None
-
-
-def _to_json(value: Any) -> Any:
-    if isinstance(value, numpy.ndarray):
-        return {'__ndarray__': value.tolist(), 'dtype': str(value.dtype)}
-    if isinstance(value, dict):
-        return {k: _to_json(v) for k, v in value.items()}
-    if isinstance(value, numpy.generic):
-        return value.item()
-    return value
-
-
-def _from_json(value: Any) -> Any:
-    if isinstance(value, dict):
-        if '__ndarray__' in value:
-            return numpy.asarray(value['__ndarray__'], dtype=value['dtype'])
-        return {k: _from_json(v) for k, v in value.items()}
-    return value
-
-
 def serialize_order_sampler(iterator: Any, serializer: Any) -> None:
-    """Save or load the random state of ``iterator``'s order sampler.
+    """Save or load the state of ``iterator``'s order sampler (its random generator).
 
-    Iterators save their position and current order but not the sampler's random state, so a
-    resumed run would shuffle later epochs differently from an uninterrupted one. A sampler
-    with a ``serialize`` method handles itself; one holding its own NumPy ``RandomState`` or
-    ``Generator`` has that state stored as JSON. Samplers drawing from the global NumPy state
-    are left alone (as in Chainer).
+    Iterators save their position and current order but not the sampler's random state; a
+    sampler with a ``serialize`` method (``ShuffleOrderSampler`` has one) saves it, so a resumed
+    run shuffles later epochs as an uninterrupted one would.
     """
     sampler = getattr(iterator, 'order_sampler', None)
-    if sampler is None:
-        return
-    if hasattr(sampler, 'serialize'):
+    if sampler is not None and hasattr(sampler, 'serialize'):
         sampler.serialize(serializer)
-        return
-    rs = _random_state_of(sampler)
-    if rs is None:
-        return
-    if not _is_deserializer(serializer):
-        state = rs.get_state(legacy=False) if isinstance(rs, numpy.random.RandomState) \
-            else rs.bit_generator.state
-        serializer('random_state', json.dumps(_to_json(state)))
-        return
-    text = serializer('random_state', '')
-    if not text:
-        return
-    state = _from_json(json.loads(text))
-    if isinstance(rs, numpy.random.RandomState):
-        rs.set_state(state)
-    else:
-        rs.bit_generator.state = state
 
 
 class StandardUpdater(Updater):
