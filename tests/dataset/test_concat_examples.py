@@ -75,3 +75,14 @@ def test_errors():
         concat_examples(5)
     with pytest.raises(ValueError, match='device'):
         to_device('tpu', np.zeros(1))
+
+
+def test_any_sequence_of_examples_is_accepted():
+    from chainlet.datasets import TupleDataset
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    t = np.array([0, 1, 2], np.int32)
+    bx, bt = concat_examples(TupleDataset(x, t))
+    np.testing.assert_array_equal(bx, x)
+    np.testing.assert_array_equal(bt, t)
+    with pytest.raises(TypeError, match='batch must be a sequence of examples, got int'):
+        concat_examples(3)

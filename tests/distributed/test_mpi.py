@@ -43,13 +43,15 @@ def _run(scenario: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize('scenario', ['grad', 'zero_fill', 'train', 'scatter', 'bn',
-                                      'keras_support'])
+                                      'keras_support', 'keras_fit'])
 def test_scenario(scenario):
     result = _run(scenario)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     for rank in (0, 1):
         assert f'PASS {scenario} rank {rank}' in result.stdout, output
+    if scenario == 'keras_fit':  # progress is printed by rank 0 only
+        assert result.stdout.count('Epoch 1/2') == 1, output
 
 
 def test_exception_on_one_rank_aborts_the_job():

@@ -177,3 +177,20 @@ def test_order_sampler_wrong_length():
     next(it)
     with pytest.raises(ValueError, match='length 2'):
         next(it)
+
+
+@pytest.mark.parametrize('make_rng', [lambda: np.random.RandomState(3),
+                                      lambda: np.random.default_rng(3)])
+def test_shuffle_order_sampler_serializes_its_random_state(make_rng, tmp_path):
+    from chainlet import serializers
+    from chainlet.iterators import ShuffleOrderSampler
+    sampler = ShuffleOrderSampler(make_rng())
+    sampler(np.arange(10), 0)
+    path = str(tmp_path / 'sampler.npz')
+    serializers.save_npz(path, sampler)
+    expected = [sampler(np.arange(10), 0) for _ in range(3)]
+    restored = ShuffleOrderSampler(make_rng())
+    serializers.load_npz(path, restored)
+    got = [restored(np.arange(10), 0) for _ in range(3)]
+    for a, b in zip(expected, got):
+        np.testing.assert_array_equal(a, b)
