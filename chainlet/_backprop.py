@@ -33,6 +33,18 @@ def _sum_grads(grads: list) -> Variable:
     return add(*grads)
 
 
+def _on_device_of(gys: tuple, fn: Any, *args: Any) -> Any:
+    """Call ``fn(*args)`` with the GPU of the gradients current (a plain call on the CPU)."""
+    for g in gys:
+        if g is not None:
+            data = g._data
+            if type(data) is not numpy.ndarray and backend.is_cupy_array(data):
+                with data.device:
+                    return fn(*args)
+            break
+    return fn(*args)
+
+
 def _as_grad_variable(gx: Any, func: _fn.FunctionNode, double: bool) -> Variable:
     """Wrap a bare array returned by a backward; under double backprop, make it a dead end."""
     if not double:
@@ -133,9 +145,9 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                 for i in indexes:
                     entry = grads.pop(id(in_nodes[i]), None)
                     pending.append(None if entry is None else _sum_grads(entry[1]))
-                gxs = func.backward_accumulate(indexes, gys, tuple(pending))
+                gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, tuple(pending))
             else:
-                gxs = func.backward(indexes, gys)
+                gxs = _on_device_of(gys, func.backward, indexes, gys)
 
             n_in = len(in_nodes)
             if len(gxs) != len(indexes):
@@ -199,8 +211,10 @@ def _initial_grad(var: Variable, what: str) -> Variable:
         raise ValueError(
             f'{what}: the output has shape {data.shape}; set its .grad to an array of that shape '
             f'(or pass grad_outputs), or reduce it to one element (e.g. with .sum()) first')
-    xp = backend.get_array_module(data)
-    return Variable(xp.ones_like(data), requires_grad=False)
+    if isinstance(data, numpy.ndarray):
+        return Variable(numpy.ones_like(data), requires_grad=False)
+    with data.device:  # CuPy allocates on the current device, not the array's
+        return Variable(backend.get_array_module(data).ones_like(data), requires_grad=False)
 
 
 def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool,

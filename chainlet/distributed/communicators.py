@@ -338,10 +338,9 @@ class NaiveCommunicator(MpiCommunicatorBase):
         dtype = self._comm_dtype(params)
         scale = 1.0 / self.size
         for p in params:
-            packing = _Packing([p], zero_fill)
-            buf = numpy.empty(packing.length, dtype)
             host_param = _HostView(p)
-            packing.params = [host_param]
+            packing = _Packing([host_param], zero_fill)
+            buf = numpy.empty(packing.length, dtype)
             packing.pack(buf)
             self._allreduce_host(buf)
             packing.unpack(buf, scale)

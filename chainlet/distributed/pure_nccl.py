@@ -79,13 +79,16 @@ class PureNcclCommunicator(_comms.MpiCommunicatorBase):
         return buf
 
     def bcast(self, x: Any, root: int = 0) -> Any:
-        if self.rank == root and not backend.is_cupy_array(x):
-            return super().bcast(x, root)
         root = _comms._check_root('bcast', root, self.size)
+        if self.rank == root and not backend.is_array(x):
+            raise TypeError(f'bcast: argument x: expected a numpy or cupy ndarray, got '
+                            f'{type(x).__name__}')
         meta = (x.shape, x.dtype.str, backend.is_cupy_array(x)) if self.rank == root else None
         shape, dtype, on_gpu = self.mpi_comm.bcast(meta, root=root)
-        if not on_gpu:
-            return super().bcast(x, root)
+        if not on_gpu:  # NumPy arrays travel through MPI
+            host = numpy.ascontiguousarray(x) if self.rank == root else numpy.empty(shape, dtype)
+            self._bcast_host(host, root)
+            return x if self.rank == root else host
         import cupy
         buf = cupy.ascontiguousarray(x) if self.rank == root else cupy.empty(shape, dtype)
         self._bcast_gpu(buf, root)
@@ -125,7 +128,9 @@ class PureNcclCommunicator(_comms.MpiCommunicatorBase):
             raise TypeError('PureNcclCommunicator.multi_node_mean_grad: every parameter must be '
                             'a CuPy array (call model.to_device("@cupy:N") first); use the '
                             "'flat' communicator for NumPy models")
-        import cupy
+        if not params:
+            return None
+        cupy = backend.import_cupy()
         packing = _comms._Packing(params, zero_fill)
         buf = cupy.empty(packing.length, self._comm_dtype(params))
         packing.pack(buf)
@@ -137,7 +142,9 @@ class PureNcclCommunicator(_comms.MpiCommunicatorBase):
         self._allreduce_gpu(buf, stream)
         return packing, buf, stream
 
-    def _finish_mean_grad(self, handle: tuple) -> None:
+    def _finish_mean_grad(self, handle: Optional[tuple]) -> None:
+        if handle is None:  # no gradient anywhere: nothing was reduced
+            return
         packing, buf, stream = handle
         stream.synchronize()
         packing.unpack(buf, 1.0 / self.size)

@@ -92,6 +92,18 @@ def scenario_grad():
     model = _mlp(r)
     naive.bcast_data(model)
     _assert_close(_params(model), _params(_mlp(0)), 0, 0, 'naive bcast_data')
+    # pure_nccl: NumPy arrays and objects still travel through MPI; NumPy models are refused.
+    nccl = cmn.create_communicator('pure_nccl')
+    assert nccl.bcast(np.arange(3.0) if r == 0 else None).tolist() == [0.0, 1.0, 2.0]
+    assert nccl.allreduce(np.ones(2, np.float32)).tolist() == [2.0, 2.0]
+    model = _mlp(0)
+    F.sum(model(x)).backward()
+    try:
+        nccl.multi_node_mean_grad(model)
+    except TypeError as e:
+        assert 'CuPy array' in str(e) and "'flat'" in str(e), e
+    else:
+        raise AssertionError('pure_nccl accepted a NumPy model')
 
 
 def scenario_zero_fill():

@@ -34,11 +34,15 @@ pytestmark = [
 ]
 
 
-def _run(scenario: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _run(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
     env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1', MKL_NUM_THREADS='1')
-    repo = str(Path(__file__).resolve().parents[2])
-    env['PYTHONPATH'] = repo + os.pathsep + env.get('PYTHONPATH', '')
-    return subprocess.run([MPIEXEC, '-n', '2', sys.executable, str(WORKER), scenario],
+    env['PYTHONPATH'] = str(REPO) + os.pathsep + env.get('PYTHONPATH', '')
+    script = args[0] if args[0].endswith('.py') else str(WORKER)
+    rest = args[1:] if args[0].endswith('.py') else args
+    return subprocess.run([MPIEXEC, '-n', '2', sys.executable, script, *rest],
                           capture_output=True, text=True, timeout=timeout, env=env)
 
 
@@ -64,3 +68,17 @@ def test_exception_on_one_rank_aborts_the_job():
     assert 'uncaught exception on rank 1 of 2' in output, output
     assert 'ValueError: boom on purpose' in output, output
     assert 'rank 0 passed the barrier' not in output
+
+
+@pytest.mark.skipif(importlib.util.find_spec('sklearn') is None,
+                    reason='the digits data ships with scikit-learn')
+@pytest.mark.parametrize('mode', [[], ['--loop']])
+def test_example_trains_on_two_processes(tmp_path, mode):
+    result = _run(str(REPO / 'examples' / 'train_digits_mpi.py'), '--epochs', '2',
+                  '--out', str(tmp_path), *mode)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert '2 processes on 1 node(s)' in result.stdout
+    accuracy = float(result.stdout.split()[-1 if mode else -2])
+    assert output.count('2 processes on') == 1, output  # rank 0 prints alone
+    assert 0.5 < accuracy <= 1.0, output

@@ -131,29 +131,32 @@ def _erfc_large_ratio(y: Any) -> Any:
     return num
 
 
-def _erfc_tail(xp: Any, z: Any, out: Any, z_max: float, x: Any = None) -> None:
-    """Write ``erfc(z)`` into ``out`` where ``z > 0.46875``, for a 1-d array ``z >= 0``.
+def _erfc_tail(xp: Any, z: Any, z_max: float, x: Any = None) -> Any:
+    """Yield ``(idx, erfc(z[idx]))`` covering the entries of a 1-d array ``z >= 0`` above 0.46875.
 
     There ``erfc(z) = exp(-z^2) R(z)``: no subtraction, so the tail keeps its full relative
     precision. ``z`` is clamped at ``z_max`` before it is squared (``+inf`` is fine; NaN must
     have been taken out). Given ``x = |x|`` with ``z = x / sqrt(2)`` (the normal CDF),
     ``exp(-z^2)`` is formed as ``exp(-x^2 / 2)`` from ``x`` itself, so that the rounding of
-    ``z`` costs no accuracy. The entries are picked with integer indices: on NumPy that is
-    several times faster than boolean masks.
+    ``z`` costs no accuracy. ``idx`` are integer indices: on NumPy, selecting with them is
+    several times faster than with boolean masks.
     """
-    for idx, ratio in ((xp.flatnonzero((z > 0.46875) & (z <= 4.0)), _erfc_mid_ratio),
-                       (xp.flatnonzero(z > 4.0), _erfc_large_ratio)):
+    mid = xp.flatnonzero((z > 0.46875) & (z <= 4.0))
+    large = xp.flatnonzero(z > 4.0)
+    # Only the large range needs the clamp (z <= 4 in the middle one).
+    for idx, ratio, clamp in ((mid, _erfc_mid_ratio, False), (large, _erfc_large_ratio, True)):
         if idx.size:
-            zm = xp.minimum(z[idx], z_max)
+            zm = xp.minimum(z[idx], z_max) if clamp else z[idx]
             v = ratio(zm)
             if x is None:
                 v *= _exp_minus_square(xp, zm)
             else:
-                v *= _exp_minus_square(xp, xp.minimum(x[idx], z_max * _SQRT_2), -0.5)
-            out[idx] = v
+                xm = xp.minimum(x[idx], z_max * _SQRT_2) if clamp else x[idx]
+                v *= _exp_minus_square(xp, xm, -0.5)
+            yield idx, v
 
 
-def _work_array(xp: Any, x: Any) -> Any:
+def _work_arrays(xp: Any, x: Any) -> Any:
     """A flat working copy of ``x`` (float16 in float32), ``|x|`` with NaN as 0, and the NaN
     mask (None where there is none)."""
     xw = x.astype(numpy.promote_types(x.dtype, numpy.float32)).reshape(-1)
@@ -166,7 +169,7 @@ def _work_array(xp: Any, x: Any) -> Any:
     return xw, a, nan
 
 
-def _finish(xp: Any, y: Any, xw: Any, nan: Any, x: Any) -> Any:
+def _finish(y: Any, xw: Any, nan: Any, x: Any) -> Any:
     # NaN in, NaN out; back to x's dtype and shape.
     if nan is not None:
         y[nan] = xw[nan]
@@ -179,22 +182,18 @@ def erf_array(x: Any) -> Any:
     float16 is evaluated in float32; NaN stays NaN and ``erf(+-inf) = +-1``.
     """
     xp = backend.get_array_module(x)
-    xw, a, nan = _work_array(xp, x)
+    xw, a, nan = _work_arrays(xp, x)
     y = xp.empty_like(xw)
     small = xp.flatnonzero(a <= 0.46875)
     if small.size:
         # Direct series: keeps the relative accuracy near 0.
         y[small] = _erf_small(xw[small])
-    # Above, erf(|x|) = 1 - erfc(|x|); the far tails are clamped before x^2 so that nothing
-    # overflows (erf is +-1 there).
-    _erfc_tail(xp, a, y, _X_BIG)
-    for idx, one in ((xp.flatnonzero(xw > 0.46875), 1.0), (xp.flatnonzero(xw < -0.46875), -1.0)):
-        if idx.size:
-            e = y[idx]
-            e -= 1.0
-            e *= -one            # sign(x) (1 - erfc(|x|))
-            y[idx] = e
-    return _finish(xp, y, xw, nan, x)
+    # Above, erf(x) = sign(x) (1 - erfc(|x|)); the far tails are clamped before x^2 so that
+    # nothing overflows (erf is +-1 there).
+    for idx, e in _erfc_tail(xp, a, _X_BIG):
+        xp.subtract(1.0, e, out=e)
+        y[idx] = xp.copysign(e, xw[idx])
+    return _finish(y, xw, nan, x)
 
 
 def erfc_array(x: Any) -> Any:
@@ -211,18 +210,18 @@ def erfc_array(x: Any) -> Any:
         array([1.84270079e+00, 1.00000000e+00, 2.08848758e-45])
     """
     xp = backend.get_array_module(x)
-    xw, a, nan = _work_array(xp, x)
-    e = xp.empty_like(xw)
+    xw, a, nan = _work_arrays(xp, x)
+    y = xp.empty_like(xw)
     small = xp.flatnonzero(a <= 0.46875)
     if small.size:
         v = _erf_small(xw[small])
         xp.subtract(1.0, v, out=v)
-        e[small] = v
-    big = xp.flatnonzero((a > 0.46875) & (xw < 0))
-    _erfc_tail(xp, a, e, _X_ZERO)
-    if big.size:
-        e[big] = 2.0 - e[big]
-    return _finish(xp, e, xw, nan, x)
+        y[small] = v
+    for idx, e in _erfc_tail(xp, a, _X_ZERO):
+        neg = xp.flatnonzero(xw[idx] < 0)
+        e[neg] = 2.0 - e[neg]
+        y[idx] = e
+    return _finish(y, xw, nan, x)
 
 
 def ndtr_array(x: Any) -> Any:
@@ -239,8 +238,8 @@ def ndtr_array(x: Any) -> Any:
         array([7.61985302e-24, 5.00000000e-01, 8.41344746e-01])
     """
     xp = backend.get_array_module(x)
-    xw, a, nan = _work_array(xp, x)
-    p = xp.empty_like(xw)
+    xw, a, nan = _work_arrays(xp, x)
+    y = xp.empty_like(xw)
     z = a * _INV_SQRT_2
     small = xp.flatnonzero(z <= 0.46875)
     if small.size:
@@ -248,17 +247,14 @@ def ndtr_array(x: Any) -> Any:
         v = _erf_small(xw[small] * _INV_SQRT_2)
         v += 1.0
         v *= 0.5
-        p[small] = v
-    _erfc_tail(xp, z, p, _X_ZERO, x=a)
-    big = xp.flatnonzero(z > 0.46875)
-    if big.size:
-        # p holds erfc(|x| / sqrt(2)): Phi(x) is half of it for x < 0, 1 minus that for x > 0.
-        v = p[big]
-        v *= 0.5
-        pos = xp.flatnonzero(xw[big] > 0)
-        v[pos] = 1.0 - v[pos]
-        p[big] = v
-    return _finish(xp, p, xw, nan, x)
+        y[small] = v
+    for idx, e in _erfc_tail(xp, z, _X_ZERO, x=a):
+        # Phi(x) = erfc(|x| / sqrt(2)) / 2 for x < 0, 1 minus that for x > 0.
+        e *= 0.5
+        pos = xp.flatnonzero(xw[idx] > 0)
+        e[pos] = 1.0 - e[pos]
+        y[idx] = e
+    return _finish(y, xw, nan, x)
 
 
 class Erf(FunctionNode):

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.functions.activation import _erf
+from chainlet.functions.math.erf import erf_array, erfc_array, ndtr_array
 from chainlet.testing import FunctionTestCase
 from chainlet.type_check import InvalidType
 
@@ -44,22 +44,23 @@ def test_gelu_large_inputs_no_overflow(dtype):
 
 
 @pytest.mark.parametrize('dtype, rtol', [(np.float64, 1e-13), (np.float32, 2e-6)])
-def test_private_erf_accuracy(dtype, rtol):
+def test_erf_helpers_accuracy(dtype, rtol):
+    # The array helpers of chainlet.functions.math.erf that gelu is built on.
     x = np.concatenate([np.linspace(-6, 6, 2001), np.geomspace(1e-10, 9, 200)]).astype(dtype)
     xd = x.astype(np.float64)
-    np.testing.assert_allclose(_erf.erf(x), special.erf(xd), rtol=rtol, atol=0)
-    np.testing.assert_allclose(_erf.erfc(x), special.erfc(xd), rtol=rtol * 100, atol=0)
-    np.testing.assert_allclose(_erf.ndtr(x), special.ndtr(xd), rtol=rtol * 100, atol=0)
-    for f in (_erf.erf, _erf.erfc, _erf.ndtr):
+    np.testing.assert_allclose(erf_array(x), special.erf(xd), rtol=rtol, atol=0)
+    np.testing.assert_allclose(erfc_array(x), special.erfc(xd), rtol=rtol * 100, atol=0)
+    np.testing.assert_allclose(ndtr_array(x), special.ndtr(xd), rtol=rtol * 100, atol=0)
+    for f in (erf_array, erfc_array, ndtr_array):
         assert f(x).dtype == dtype
 
 
-def test_private_erf_special_values():
+def test_erf_helpers_special_values():
     x = np.array([-np.inf, -1e300, 0.0, 1e300, np.inf, np.nan])
-    np.testing.assert_array_equal(_erf.erf(x), [-1.0, -1.0, 0.0, 1.0, 1.0, np.nan])
-    np.testing.assert_array_equal(_erf.erfc(x), [2.0, 2.0, 1.0, 0.0, 0.0, np.nan])
-    np.testing.assert_array_equal(_erf.ndtr(x), [0.0, 0.0, 0.5, 1.0, 1.0, np.nan])
-    assert _erf.erf(np.array(0.5, np.float16)).dtype == np.float16
+    np.testing.assert_array_equal(erf_array(x), [-1.0, -1.0, 0.0, 1.0, 1.0, np.nan])
+    np.testing.assert_array_equal(erfc_array(x), [2.0, 2.0, 1.0, 0.0, 0.0, np.nan])
+    np.testing.assert_array_equal(ndtr_array(x), [0.0, 0.0, 0.5, 1.0, 1.0, np.nan])
+    assert erf_array(np.array(0.5, np.float16)).dtype == np.float16
 
 
 def test_gelu_rejects_integer_input():
