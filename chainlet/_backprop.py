@@ -24,6 +24,7 @@ from chainlet.variable import Variable, VariableNode
 _heappush = heapq.heappush
 _heappop = heapq.heappop
 _from_output = Variable._from_output
+_ndarray = numpy.ndarray
 
 
 def _sum_grads(grads: list) -> Variable:
@@ -146,6 +147,8 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                     entry = grads.pop(id(in_nodes[i]), None)
                     pending.append(None if entry is None else _sum_grads(entry[1]))
                 gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, tuple(pending))
+            elif gys[0] is not None and type(gys[0]._data) is _ndarray:
+                gxs = func.backward(indexes, gys)  # the CPU fast path
             else:
                 gxs = _on_device_of(gys, func.backward, indexes, gys)
 

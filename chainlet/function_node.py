@@ -44,7 +44,7 @@ import numpy
 
 from chainlet import _config
 from chainlet import backend
-from chainlet.variable import Variable, VariableNode
+from chainlet.variable import Variable, constant_node as _constant_node
 
 _ndarray = numpy.ndarray
 _config_local = _config.config
@@ -250,7 +250,7 @@ class FunctionNode:
         nodes = []
         rank = 0
         for x in inputs:
-            node = x._node if isinstance(x, Variable) else Variable(x, requires_grad=False)._node
+            node = x._node if isinstance(x, Variable) else _constant_node(x)
             if node.rank > rank:
                 rank = node.rank
             nodes.append(node)

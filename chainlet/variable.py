@@ -20,7 +20,6 @@ from typing import Any, Optional
 
 import numpy
 
-from chainlet import _config
 from chainlet import backend
 
 
@@ -108,6 +107,24 @@ class VariableNode:
 
     def __repr__(self) -> str:
         return f'<VariableNode {self.name or ""}{self.label} rank={self.rank}>'
+
+
+def _no_variable() -> None:
+    return None
+
+
+def constant_node(data: Any) -> VariableNode:
+    """A graph node for a constant array input (no Variable, no gradient)."""
+    node = object.__new__(VariableNode)
+    node._variable = _no_variable
+    node.creator_node = None
+    node.rank = 0
+    node.shape = data.shape
+    node.dtype = data.dtype
+    node.data = None
+    node.requires_grad = False
+    node.name = None
+    return node
 
 
 class Variable:
@@ -291,8 +308,8 @@ class Variable:
         if data is None:
             return
         if g.shape != data.shape:
-            raise ValueError(f'Variable.grad: expected shape {data.shape} (the shape of the data), '
-                             f'got {g.shape}')
+            raise ValueError(f'Variable.grad: expected shape {data.shape} (the shape of the '
+                             f'data), got {g.shape}')
         if g.dtype != data.dtype:
             raise TypeError(f'Variable.grad: expected dtype {data.dtype} (the dtype of the data), '
                             f'got {g.dtype}')

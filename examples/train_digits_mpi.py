@@ -97,9 +97,10 @@ def main():
 
     cmn.global_except_hook()  # an error on any process stops the whole job
     comm = cmn.create_communicator(args.communicator)
-    args.device = f'@cupy:{comm.intra_rank}' if args.gpu else '@numpy'
-    if args.gpu:  # one process per GPU: the node-local rank picks it
-        chainer.backend.import_cupy().cuda.Device(comm.intra_rank).use()
+    # One process per GPU: the node-local rank picks it (before any NCCL collective).
+    args.device = chainer.backend.get_device(
+        f'@cupy:{comm.intra_rank}' if args.gpu else '@numpy')
+    args.device.use()
     if comm.rank == 0:
         print(f'{comm.size} processes on {comm.inter_size} node(s), communicator '
               f'{args.communicator}, batch {args.batch_size} per process', flush=True)

@@ -104,9 +104,10 @@ class _Packing:
             if flags is not None and flags[i] == 0:
                 p.grad = None  # no process had this gradient
                 continue
-            if p.grad is None:
-                p.grad = xp.zeros(p.shape, p.dtype)
-            xp.multiply(seg, scale, out=p.grad, casting='unsafe')
+            grad = p.grad
+            if grad is None or not getattr(grad.flags, 'writeable', True):
+                grad = p.grad = xp.empty(p.shape, p.dtype)
+            xp.multiply(seg, scale, out=grad, casting='unsafe')
 
 
 class CommunicatorBase:

@@ -5,8 +5,9 @@ MPI broadcasts it, and every process creates an ``NcclCommunicator`` for its cur
 the GPU before the first collective, one process per GPU::
 
     comm = chainlet.distributed.create_communicator('pure_nccl')
-    cupy.cuda.Device(comm.intra_rank).use()
-    model.to_device(f'@cupy:{comm.intra_rank}')
+    device = chainlet.backend.get_device(f'@cupy:{comm.intra_rank}')
+    device.use()
+    model.to_device(device)
 
 Objects and NumPy arrays still travel through MPI.
 """

@@ -19,6 +19,8 @@ from chainlet.variable import Variable
 _ndarray = numpy.ndarray
 _SCALARS = (int, float, bool, numpy.number, numpy.bool_)
 _const_cache: dict = {}
+# Exact types for the fast path of the operators; subclasses take the general path.
+_TENSOR_TYPES = frozenset((Variable, numpy.ndarray))
 
 
 def _const(x: Any, value: Any) -> Any:
@@ -324,6 +326,8 @@ def add(*xs: Any) -> Variable:
     """
     if len(xs) == 2:
         lhs, rhs = xs
+        if type(rhs) in _TENSOR_TYPES and type(lhs) in _TENSOR_TYPES:
+            return Add().apply(xs)[0]
         if _is_scalar(rhs):
             return AddConstant(_scalar(rhs)).apply((lhs,))[0]
         if _is_scalar(lhs):
@@ -353,6 +357,8 @@ def mul(lhs: Any, rhs: Any) -> Variable:
         >>> (x * 2.0).dtype
         dtype('float32')
     """
+    if type(rhs) in _TENSOR_TYPES and type(lhs) in _TENSOR_TYPES:
+        return Mul().apply((lhs, rhs))[0]
     if _is_scalar(rhs):
         return MulConstant(_scalar(rhs)).apply((lhs,))[0]
     if _is_scalar(lhs):

@@ -5,45 +5,10 @@ from typing import Any
 
 from chainlet import backend
 from chainlet import type_check
-from chainlet.function_node import FunctionNode
+from chainlet.functions.activation.log_softmax import check_softmax_axis
+from chainlet.functions.activation.softmax import softmax
 from chainlet.functions.math.basic_math import add
-from chainlet.functions.math.sum import sum as _sum
 from chainlet.variable import Variable, as_array
-
-
-class Softmax(FunctionNode):
-    """Softmax along ``axis``, computed after subtracting the maximum (no overflow).
-
-    Private to this family: the output is retained and backward is
-    ``gx = y * (gy - sum(y * gy, axis))``, written with differentiable functions.
-    """
-
-    def __init__(self, axis: int) -> None:
-        self.axis = axis
-
-    def check_type_forward(self, in_data):
-        x, = in_data
-        type_check.float_input('gumbel_softmax', 'log_pi', x)
-        self.axis = type_check.axis_in_range('gumbel_softmax', 'axis', self.axis, x.ndim)
-
-    def forward(self, inputs):
-        x, = inputs
-        xp = backend.get_array_module(x)
-        axis = self.axis % x.ndim
-        if x.size == 0:
-            y = xp.empty_like(x)
-        else:
-            y = x - x.max(axis=axis, keepdims=True)
-            xp.exp(y, out=y)
-            y /= y.sum(axis=axis, keepdims=True)
-        self.retain_outputs((0,))
-        return y,
-
-    def backward(self, indexes, grad_outputs):
-        y, = self.get_retained_outputs()
-        gy, = grad_outputs
-        axis = self.axis % y.ndim
-        return y * (gy - _sum(y * gy, axis, keepdims=True)),
 
 
 def gumbel_softmax(log_pi: Any, tau: Any = 0.1, axis: int = 1) -> Variable:
@@ -81,9 +46,10 @@ def gumbel_softmax(log_pi: Any, tau: Any = 0.1, axis: int = 1) -> Variable:
     if not isinstance(tau, Variable) and not backend.is_array(tau) and tau <= 0:
         raise ValueError(f'gumbel_softmax: argument tau: expected a positive temperature, got '
                          f'{tau}')
+    # Validated here, before any noise is drawn, so that errors name gumbel_softmax.
+    axis = check_softmax_axis('gumbel_softmax', data, axis)
     if backend.is_array(tau):
         tau = tau.astype(data.dtype, copy=False)
     g = xp.random.gumbel(size=data.shape).astype(data.dtype, copy=False)
     z = add(log_pi, g) / tau
-    return Softmax(axis).apply((z,))[0]
-
+    return softmax(z, axis)

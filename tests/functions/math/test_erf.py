@@ -1,4 +1,4 @@
-"""erf: values against math.erf, gradient, special values."""
+"""erf: values against math.erf, gradient, special values; the erfc/ndtr array helpers."""
 import math
 
 import numpy as np
