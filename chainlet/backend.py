@@ -96,7 +96,8 @@ def check_same_array_module(function_name: str, arrays: tuple | list) -> ModuleT
         bad = [(i, a) for i, a in enumerate(arrays) if not isinstance(a, numpy.ndarray)]
         if bad:
             i, a = bad[0]
-            raise TypeError(f'{function_name}: input {i} must be an ndarray, got {type(a).__name__}')
+            raise TypeError(f'{function_name}: input {i} must be an ndarray, '
+                            f'got {type(a).__name__}')
     return xp
 
 

@@ -225,8 +225,8 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
         return total
 
     try:
-        values = {k: evaluate(k * eps) for k in ((-2, -1, 1, 2) if detect_nondifferentiable
-                                                   else (-1, 1))}
+        steps = (-2, -1, 1, 2) if detect_nondifferentiable else (-1, 1)
+        values = {k: evaluate(k * eps) for k in steps}
         if detect_nondifferentiable:
             values[0] = evaluate(0.0)
             _check_smooth(values, eps, 0.0, 1e-2, 'along the checked direction')

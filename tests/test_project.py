@@ -16,7 +16,8 @@ CORE = {'_config', 'variable', 'parameter', 'function_node', '_backprop', 'backe
 def _readme_commands():
     text = (ROOT / 'README.md').read_text(encoding='utf-8')
     block = re.search(r'```[a-zA-Z]*\n(.*?)```', text, re.S).group(1)
-    return [l.strip() for l in block.splitlines() if l.strip() and not l.startswith('#')]
+    return [line.strip() for line in block.splitlines()
+            if line.strip() and not line.startswith('#')]
 
 
 def test_readme_opens_with_two_commands():
@@ -125,3 +126,11 @@ def test_example_convnet_smoke():
     out = _run_example('examples/convnet.py', '--epochs', '2')
     acc = float(re.search(r'final test accuracy: ([0-9.]+)', out).group(1))
     assert acc > 0.7
+
+
+def test_flake8_clean():
+    """The code follows the lint configuration in setup.cfg (line length 99, pyflakes)."""
+    pytest.importorskip('flake8')
+    result = subprocess.run([sys.executable, '-m', 'flake8', 'chainlet', 'tests', 'examples',
+                             'benchmarks'], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:]

@@ -350,4 +350,3 @@ def optional_module(name: str, extra: str, what: str) -> Any:
     except ImportError as e:
         raise ImportError(f'{what} needs the optional package {name}; install it with '
                           f'pip install "chainlet[{extra}]"') from e
-

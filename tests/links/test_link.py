@@ -3,7 +3,6 @@ import copy
 import numpy as np
 import pytest
 
-import chainlet
 import chainlet.functions as F
 from chainlet import Chain, ChainList, Link, Parameter, Sequential, initializers
 

@@ -16,6 +16,7 @@ from chainlet.serializers import (CorruptFileError, DictionarySerializer, NpzDes
 
 from serializer_models import X, Affine, Exploding, FakeOptimizer, Snapshot, make_net
 
+
 def all_arrays(link):
     return {name: p.array.copy() for name, p in link.namedparams()}
 

@@ -47,28 +47,39 @@ _SQRT_2 = math.sqrt(2.0)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 
 
-# The helpers below take 1-d arrays (masked selections) and work in place where they can:
+# The helpers below take 1-d arrays (selections by index) and work in place where they can:
 # the arithmetic, and so every rounding, is that of the plain formulas in the comments.
 
 
-def _erf_small(x: Any) -> Any:
-    # x P(x^2) / Q(x^2).
-    z = x * x
-    num = z * _A[4]
-    den = z + _B[0]
-    den *= z
-    num += _A[0]
-    num *= z
-    for i in (1, 2):
-        num += _A[i]
-        num *= z
-        den += _B[i]
-        den *= z
-    num += _A[3]
-    num *= x
-    den += _B[3]
+def _rational(t: Any, lead: float, p: tuple, q: tuple, factor: Any = None) -> Any:
+    """Cody's nested evaluation of ``[factor *] N(t) / D(t)``.
+
+    ``N = (...((lead t + p_0) t + p_1) t ... + p_{n-1}) t + p_n`` and
+    ``D = (...((t + q_0) t + q_1) t ... + q_{n-1}) t + q_n`` with ``n = len(q) - 1``; a given
+    ``factor`` multiplies ``N`` before the division, as in Cody's code.
+    """
+    n = len(q) - 1
+    num = t * lead
+    den = t + q[0]
+    den *= t
+    num += p[0]
+    num *= t
+    for i in range(1, n):
+        num += p[i]
+        num *= t
+        den += q[i]
+        den *= t
+    num += p[n]
+    if factor is not None:
+        num *= factor
+    den += q[n]
     num /= den
     return num
+
+
+def _erf_small(x: Any) -> Any:
+    # erf(x) = x P(x^2) / Q(x^2), for |x| <= 0.46875.
+    return _rational(x * x, _A[4], _A[:4], _B, factor=x)
 
 
 def _exp_minus_square(xp: Any, y: Any, scale: float = -1.0) -> Any:
@@ -92,43 +103,17 @@ def _exp_minus_square(xp: Any, y: Any, scale: float = -1.0) -> Any:
 
 def _erfc_mid_ratio(y: Any) -> Any:
     # erfc(y) = exp(-y^2) P(y) / Q(y), for 0.46875 < y <= 4.
-    num = y * _C[8]
-    den = y + _D[0]
-    den *= y
-    num += _C[0]
-    num *= y
-    for i in range(1, 7):
-        num += _C[i]
-        num *= y
-        den += _D[i]
-        den *= y
-    num += _C[7]
-    den += _D[7]
-    num /= den
-    return num
+    return _rational(y, _C[8], _C[:8], _D)
 
 
 def _erfc_large_ratio(y: Any) -> Any:
     # erfc(y) = exp(-y^2) (1/sqrt(pi) - z P(z) / Q(z)) / y with z = 1 / y^2, for y > 4.
     z = 1.0 / (y * y)
-    num = z * _P[5]
-    den = z + _Q[0]
-    den *= z
-    num += _P[0]
-    num *= z
-    for i in range(1, 4):
-        num += _P[i]
-        num *= z
-        den += _Q[i]
-        den *= z
-    num += _P[4]
-    num *= z
-    den += _Q[4]
-    num /= den
-    num -= _INV_SQRT_PI
-    num /= y
-    num *= -1.0                  # (1/sqrt(pi) - z P / Q) / y
-    return num
+    r = _rational(z, _P[5], _P[:5], _Q, factor=z)
+    r -= _INV_SQRT_PI
+    r /= y
+    r *= -1.0                    # (1/sqrt(pi) - r) / y, exactly
+    return r
 
 
 def _erfc_tail(xp: Any, z: Any, z_max: float, x: Any = None) -> Any:
@@ -159,7 +144,7 @@ def _erfc_tail(xp: Any, z: Any, z_max: float, x: Any = None) -> Any:
 def _work_arrays(xp: Any, x: Any) -> Any:
     """A flat working copy of ``x`` (float16 in float32), ``|x|`` with NaN as 0, and the NaN
     mask (None where there is none)."""
-    xw = x.astype(numpy.promote_types(x.dtype, numpy.float32)).reshape(-1)
+    xw = x.astype(numpy.promote_types(x.dtype, numpy.float32), copy=False).reshape(-1)
     a = xp.abs(xw)
     nan = xp.isnan(xw)
     if nan.any():

@@ -53,10 +53,10 @@ def _cell_grad(xp: Any, cps: Sequence[Any], gates: Sequence[list], gc: Any, gh: 
     o = gates[0][3]
     for g in gates[1:]:
         o = o + g[3]
-    O = _sig(xp, o)
+    Og = _sig(xp, o)
     T = xp.tanh(c)
-    g = gh * O * (1 - T * T) + gc
-    go = gh * T * O * (1 - O)
+    g = gh * Og * (1 - T * T) + gc
+    go = gh * T * Og * (1 - Og)
     gcps, ggates = [], []
     for cp, (A, I, Fg) in zip(cps, acts):
         ggates.append([g * I * (1 - A * A), g * A * I * (1 - I), g * cp * Fg * (1 - Fg), go])
@@ -83,18 +83,18 @@ def _cell_grad_grad(cps: Sequence[Variable], gates: Sequence[list], gc: Variable
     for k in range(1, len(gates)):
         o = o + gates[k][3]
         Go = Go + g_gates[k][3]
-    O = sigmoid(o)
+    Og = sigmoid(o)
     T = tanh(c)
     T1 = 1 - T * T
-    O1 = O * (1 - O)
-    g = gh * O * T1 + gc
+    Og1 = Og * (1 - Og)
+    g = gh * Og * T1 + gc
     # Gg: total weight of g in the outputs; Gc: weight of c reached through tanh(c).
     Gg = None
     for cp, (A, I, Fg, A1, I1, F1), Gcp, (Ga, Gi, Gf, _) in zip(cps, acts, g_cps, g_gates):
         term = Gcp * Fg + Ga * I * A1 + Gi * A * I1 + Gf * cp * F1
         Gg = term if Gg is None else Gg + term
-    Gc = T1 * (Go * gh * O1 - 2 * Gg * gh * O * T)
-    go = O1 * gh * (Gg * T1 + Go * T * (1 - 2 * O))
+    Gc = T1 * (Go * gh * Og1 - 2 * Gg * gh * Og * T)
+    go = Og1 * gh * (Gg * T1 + Go * T * (1 - 2 * Og))
     d_cps, d_gates = [], []
     for cp, (A, I, Fg, A1, I1, F1), Gcp, (Ga, Gi, Gf, _) in zip(cps, acts, g_cps, g_gates):
         da = A1 * (g * (Gi * I1 - 2 * Ga * I * A) + Gc * I)
@@ -102,7 +102,7 @@ def _cell_grad_grad(cps: Sequence[Variable], gates: Sequence[list], gc: Variable
         df = F1 * (g * (Gcp + Gf * cp * (1 - 2 * Fg)) + Gc * cp)
         d_gates.append([da, di, df, go])
         d_cps.append(Gf * g * F1 + Gc * Fg)
-    return d_cps, d_gates, Gg, Gg * O * T1 + Go * T * O1
+    return d_cps, d_gates, Gg, Gg * Og * T1 + Go * T * Og1
 
 
 def _zeros_if_none(g: Any, like: Variable, shape: Any = None) -> Any:

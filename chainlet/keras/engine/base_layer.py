@@ -5,8 +5,8 @@
 * **symbolic** (``KerasTensor``): build the layer from the input shapes if needed, infer the output
   shapes (``compute_output_shape``, or by running ``call`` on small zero batches of two sizes in
   no-backprop mode), and record a :class:`~chainlet.keras.engine.node.Node`;
-* **eager** (arrays or Variables): run ``call`` define-by-run and return Variables, so a layer can be
-  used inside an ordinary chainlet training loop.
+* **eager** (arrays or Variables): run ``call`` define-by-run and return Variables, so a layer
+  can be used inside an ordinary chainlet training loop.
 
 Weights are chainlet :class:`~chainlet.Parameter` objects made by :meth:`Layer.add_weight`.
 """

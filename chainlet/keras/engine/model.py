@@ -41,8 +41,9 @@ class Model(Trainer, Layer):
         if len(args) > 2:
             raise TypeError(f'Model: expected at most 2 positional arguments (inputs, outputs), '
                             f'got {len(args)}')
-        Layer.__init__(self, **{k: kwargs.pop(k) for k in list(kwargs)
-                               if k in ('name', 'trainable', 'dtype')})
+        layer_kwargs = {k: kwargs.pop(k) for k in list(kwargs)
+                        if k in ('name', 'trainable', 'dtype')}
+        Layer.__init__(self, **layer_kwargs)
         if kwargs:
             raise TypeError(f'Model: unexpected keyword argument(s) {sorted(kwargs)}')
         self.__dict__['_is_graph_network'] = False

@@ -10,8 +10,8 @@ from chainlet.keras.engine.tree import flatten
 class Node:
     """Records that ``layer`` was called with ``call_args``/``call_kwargs`` giving ``outputs``.
 
-    Creating a Node appends it to ``layer._inbound_nodes``, to the ``_outbound_nodes`` of the layers
-    that produced its symbolic inputs, and stamps each output with a
+    Creating a Node appends it to ``layer._inbound_nodes``, to the ``_outbound_nodes`` of the
+    layers that produced its symbolic inputs, and stamps each output with a
     ``KerasHistory(layer, node_index, tensor_index)``. Parent nodes are derived from the inputs'
     histories, never stored twice.
     """

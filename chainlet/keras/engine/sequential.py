@@ -123,8 +123,8 @@ class Sequential(Model):
         self.__dict__['_sublayers'].clear()
         self.__dict__['_sublayers'].update((k, v) for k, v in sub.items())
         if not isinstance(first, InputLayer):
-            self.__dict__['_graph_layers'] = [l for l in self._graph_layers
-                                              if not isinstance(l, InputLayer)]
+            self.__dict__['_graph_layers'] = [layer for layer in self._graph_layers
+                                              if not isinstance(layer, InputLayer)]
 
     def build(self, input_shape: Any = None) -> None:
         """Build with ``input_shape`` (including the batch dimension, which may be ``None``)."""
@@ -162,4 +162,3 @@ class Sequential(Model):
         from chainlet.keras.engine import serialization
         layers = [serialization.deserialize_layer(c, custom_objects) for c in config['layers']]
         return cls(layers, name=config.get('name'), trainable=config.get('trainable', True))
-

@@ -101,5 +101,3 @@ class Dense(Layer):
 
     def _repr_args(self) -> dict:
         return {'name': self.name, 'units': self.units}
-
-

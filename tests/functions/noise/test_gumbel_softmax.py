@@ -18,8 +18,8 @@ def _softmax(z, axis):
 class TestGumbelSoftmax(FunctionTestCase):
     # The Gumbel noise comes from NumPy's global state: reseed before each call so that the
     # repeated evaluations of the gradient check see the same noise.
-    params = [{'shape': (3, 4), 'axis': 1, 'tau': 1.0}, {'shape': (2, 3, 2), 'axis': -1,
-                                                          'tau': 0.5},
+    params = [{'shape': (3, 4), 'axis': 1, 'tau': 1.0},
+              {'shape': (2, 3, 2), 'axis': -1, 'tau': 0.5},
               {'shape': (4,), 'axis': 0, 'tau': 2.0}, {'shape': (0, 3), 'axis': 1, 'tau': 1.0}]
 
     def setup(self):

@@ -85,8 +85,8 @@ def _running_reference(x, mean, var, axes, decay):
 
 
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
-@pytest.mark.parametrize('shape,axis', [((4, 3), None), ((3, 2, 2, 2), None),
-                                         ((3, 2, 4), (0, 1))])
+@pytest.mark.parametrize('shape,axis', [
+    ((4, 3), None), ((3, 2, 2, 2), None), ((3, 2, 4), (0, 1))])
 def test_running_statistics_updated_in_place(dtype, shape, axis):
     c = shape[1] if axis is None else shape[-1]
     gamma, beta = np.ones(c, dtype), np.zeros(c, dtype)
@@ -148,8 +148,8 @@ def test_mixed_dtypes_compute_in_wider_dtype():
     xv, gv = chainlet.Variable(x), chainlet.Variable(gamma)
     y = F.batch_normalization(xv, gv, beta)
     assert y.dtype == np.float16
-    np.testing.assert_allclose(y.array, _bn_reference(x.astype(np.float32), gamma, beta, (0,),
-                                                       2e-5), atol=2e-3, rtol=2e-3)
+    expected = _bn_reference(x.astype(np.float32), gamma, beta, (0,), 2e-5)
+    np.testing.assert_allclose(y.array, expected, atol=2e-3, rtol=2e-3)
     F.sum(y).backward()
     assert xv.grad.dtype == np.float16 and gv.grad.dtype == np.float32
 

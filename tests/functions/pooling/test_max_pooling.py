@@ -30,8 +30,8 @@ def max_pool_ref(x, ksize, stride=None, pad=0, cover_all=True):
                  for d, k, s, p in zip(x.shape[2:], ksize, stride, pad))
     big = tuple(d + 2 * p + s for d, p, s in zip(x.shape[2:], pad, stride))
     xp = np.full(x.shape[:2] + big, -np.inf, x.dtype)
-    xp[(slice(None), slice(None)) + tuple(slice(p, p + d) for p, d in
-                                           zip(pad, x.shape[2:]))] = x
+    inner = tuple(slice(p, p + d) for p, d in zip(pad, x.shape[2:]))
+    xp[(slice(None), slice(None)) + inner] = x
     y = np.empty(x.shape[:2] + outs, x.dtype)
     idx = np.empty(x.shape[:2] + outs, np.intp)
     for o in itertools.product(*[range(v) for v in outs]):

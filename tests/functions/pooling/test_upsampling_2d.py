@@ -6,7 +6,6 @@ import chainlet.functions as F
 from chainlet.testing import FunctionTestCase
 
 
-
 def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 

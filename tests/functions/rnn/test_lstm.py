@@ -46,8 +46,8 @@ class TestLSTM(FunctionTestCase):
         return F.lstm(*inputs)
 
     def forward_expected(self, inputs):
-        return tuple(y.astype(self.dtype) for y in _lstm_ref(*(a.astype(np.float64)
-                                                                for a in inputs)))
+        ref = _lstm_ref(*(a.astype(np.float64) for a in inputs))
+        return tuple(y.astype(self.dtype) for y in ref)
 
 
 def _slstm_ref(c1, c2, x1, x2):
