@@ -4,10 +4,35 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+from chainlet import backend
 from chainlet import type_check
+from chainlet.function_node import FunctionNode
+from chainlet.functions.array.broadcast import broadcast_to
 from chainlet.functions.array.reshape import reshape
-from chainlet.functions.math.minmax import max as max_
 from chainlet.variable import Variable
+
+
+class MaxoutMax(FunctionNode):
+    """``y = x.max(axis)``; the gradient goes to every element equal to the maximum."""
+
+    def __init__(self, axis: int) -> None:
+        self.axis = axis
+
+    def forward(self, inputs):
+        x, = inputs
+        xp = backend.get_array_module(x)
+        self.retain_inputs((0,))
+        self.retain_outputs((0,))
+        return xp.asarray(x.max(axis=self.axis)),
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0].array
+        y, = self.output_data()
+        xp = backend.get_array_module(x)
+        y = xp.expand_dims(y, self.axis)
+        mask = (x == y).astype(x.dtype)
+        gy = broadcast_to(reshape(grad_outputs[0], y.shape), x.shape)
+        return gy * mask,
 
 
 def maxout(x: Any, pool_size: int, axis: int = 1) -> Variable:
@@ -49,5 +74,4 @@ def maxout(x: Any, pool_size: int, axis: int = 1) -> Variable:
         raise type_check.fail('maxout', 'x', f'shape[{axis}] divisible by pool_size '
                               f'{pool_size}', f'shape {data.shape}')
     shape = data.shape[:axis] + (size // pool_size, int(pool_size)) + data.shape[axis + 1:]
-    # F.max: as in Chainer, tied maxima all receive the gradient.
-    return max_(reshape(x, shape), axis + 1)
+    return MaxoutMax(axis + 1).apply((reshape(x, shape),))[0]

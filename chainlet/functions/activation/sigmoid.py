@@ -10,6 +10,19 @@ from chainlet.functions import _cuda_kernels
 from chainlet.variable import Variable
 
 
+def sigmoid_array(x: Any) -> Any:
+    """``1 / (1 + exp(-x))`` of an array, in its dtype, without overflow.
+
+    ``exp(-|x|)`` never overflows, and ``e / (1 + e)`` keeps full relative precision in the
+    left tail (the tanh form ``tanh(x/2)/2 + 1/2`` rounds it away).
+    """
+    xp = backend.get_array_module(x)
+    e = xp.exp(-xp.abs(x))
+    y = xp.where(x >= 0, xp.ones_like(e), e)
+    y /= 1 + e
+    return xp.asarray(y, dtype=x.dtype)
+
+
 class Sigmoid(FunctionNode):
     """``y = 1 / (1 + exp(-x))``, computed without overflow and accurate in both tails."""
 
@@ -17,18 +30,8 @@ class Sigmoid(FunctionNode):
         type_check.float_input('sigmoid', 'x', in_data[0])
 
     def forward(self, inputs):
-        x, = inputs
-        xp = backend.get_array_module(x)
-        # exp(-|x|) never overflows; e / (1 + e) keeps full relative precision in the left tail.
-        e = xp.exp(-xp.abs(x))
-        y = xp.where(x >= 0, xp.ones_like(e), e)
-        y /= 1 + e
         self.retain_outputs((0,))
-        return xp.asarray(y, dtype=x.dtype),
-
-    def forward_gpu(self, inputs):
-        self.retain_outputs((0,))
-        return _cuda_kernels.sigmoid(inputs[0]),
+        return sigmoid_array(inputs[0]),
 
     def backward(self, indexes, grad_outputs):
         y, = self.get_retained_outputs()

@@ -8,15 +8,8 @@ from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions import _cuda_kernels
 from chainlet.functions.activation._util import real_param
-from chainlet.functions.activation.sigmoid import sigmoid
+from chainlet.functions.activation.sigmoid import sigmoid, sigmoid_array
 from chainlet.variable import Variable
-
-
-def _sigmoid_array(z: Any) -> Any:
-    # tanh form: no exp, hence no overflow for any |z|.
-    xp = backend.get_array_module(z)
-    half = z.dtype.type(0.5)
-    return xp.tanh(z * half) * half + half
 
 
 class Softplus(FunctionNode):
@@ -56,7 +49,7 @@ class SoftplusGrad(FunctionNode):
     def forward(self, inputs):
         x, gy = inputs
         self.retain_inputs((0, 1))
-        return gy * _sigmoid_array(x * x.dtype.type(self.beta)),
+        return gy * sigmoid_array(x * x.dtype.type(self.beta)),
 
     def forward_gpu(self, inputs):
         self.retain_inputs((0, 1))

@@ -3,22 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions import _cuda_kernels
-from chainlet.functions.activation.sigmoid import sigmoid
+from chainlet.functions.activation.sigmoid import sigmoid, sigmoid_array
 from chainlet.functions.array.broadcast import broadcast_to
 from chainlet.functions.array.reshape import reshape
 from chainlet.functions.array.sum_to import sum_to
 from chainlet.variable import Variable
-
-
-def _sigmoid_array(z: Any) -> Any:
-    # tanh form: no exp, hence no overflow for any |z|.
-    xp = backend.get_array_module(z)
-    half = z.dtype.type(0.5)
-    return xp.tanh(z * half) * half + half
 
 
 def _extended_shape(beta: Any, x: Any) -> tuple:
@@ -40,7 +32,7 @@ class Swish(FunctionNode):
     def forward(self, inputs):
         x, beta = inputs
         self.retain_inputs((0, 1))
-        return x * _sigmoid_array(beta.reshape(_extended_shape(beta, x)) * x),
+        return x * sigmoid_array(beta.reshape(_extended_shape(beta, x)) * x),
 
     def forward_gpu(self, inputs):
         x, beta = inputs
@@ -74,7 +66,7 @@ class SiLU(FunctionNode):
     def forward(self, inputs):
         x, = inputs
         self.retain_inputs((0,))
-        return x * _sigmoid_array(x),
+        return x * sigmoid_array(x),
 
     def forward_gpu(self, inputs):
         self.retain_inputs((0,))

@@ -5,12 +5,11 @@ from typing import Any, Sequence
 
 import numpy
 
-from chainlet.variable import Variable
+from chainlet.variable import Variable, as_array
 
 
-def data_of(x: Any) -> Any:
-    """The array behind ``x`` (a Variable or an array)."""
-    return x.array if isinstance(x, Variable) else x
+# The array behind ``x`` (a Variable or an array).
+data_of = as_array
 
 
 def check_array(func: str, name: str, x: Any) -> Any:

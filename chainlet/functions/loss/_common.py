@@ -6,7 +6,7 @@ from typing import Any, Sequence
 import numpy
 
 from chainlet import backend
-from chainlet.variable import Variable
+from chainlet.variable import as_array
 
 
 def check_reduce(func: str, reduce: Any, allowed: Sequence[str]) -> None:
@@ -16,9 +16,8 @@ def check_reduce(func: str, reduce: Any, allowed: Sequence[str]) -> None:
         raise ValueError(f'{func}: argument reduce: expected one of {names}, got {reduce!r}')
 
 
-def data_of(x: Any) -> Any:
-    """The array of a Variable, or ``x`` itself."""
-    return x.array if isinstance(x, Variable) else x
+# The array of a Variable, or ``x`` itself.
+data_of = as_array
 
 
 def const(x: Any, value: Any) -> Any:

@@ -8,15 +8,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from chainlet import backend
 from chainlet import type_check
-from chainlet.function_node import FunctionNode
-from chainlet.functions.activation.sigmoid import sigmoid
 from chainlet.functions.loss._common import check_reduce, data_of
 from chainlet.functions.math.exponential import exp
 from chainlet.functions.math.sum import mean as mean_
 from chainlet.functions.math.sum import sum as sum_
-from chainlet.variable import Variable
+from chainlet.functions.activation.softplus import softplus
+from chainlet.variable import Variable, as_variable
 
 _REDUCE = ('sum', 'mean', 'no')
 _LOG_2PI = math.log(2 * math.pi)
@@ -30,29 +28,11 @@ def _reduce(loss: Variable, reduce: str) -> Variable:
     return loss
 
 
-def _as_variable(x: Any) -> Variable:
-    return x if isinstance(x, Variable) else Variable(x, requires_grad=False)
-
-
 def _check_floats(func: str, names: tuple, arrays: tuple) -> None:
     for n, a in zip(names, arrays):
         type_check.argument(func, n, a, kind='f')
     type_check.same_dtype(func, names, arrays)
     type_check.broadcastable(func, names, arrays)
-
-
-class _Softplus(FunctionNode):
-    """``log(1 + exp(x))`` as ``max(x, 0) + log1p(exp(-|x|))``; the derivative is sigmoid."""
-
-    def forward(self, inputs):
-        x, = inputs
-        xp = backend.get_array_module(x)
-        self.retain_inputs((0,))
-        return xp.maximum(x, 0) + xp.log1p(xp.exp(-abs(x))),
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return sigmoid(x) * grad_outputs[0],
 
 
 def gaussian_kl_divergence(mean: Any, ln_var: Any, reduce: str = 'sum') -> Variable:
@@ -76,7 +56,7 @@ def gaussian_kl_divergence(mean: Any, ln_var: Any, reduce: str = 'sum') -> Varia
     check_reduce('gaussian_kl_divergence', reduce, _REDUCE)
     _check_floats('gaussian_kl_divergence', ('mean', 'ln_var'),
                   (data_of(mean), data_of(ln_var)))
-    mean, ln_var = _as_variable(mean), _as_variable(ln_var)
+    mean, ln_var = as_variable(mean), as_variable(ln_var)
     loss = (mean * mean + exp(ln_var) - ln_var - 1.0) * 0.5
     return _reduce(loss, reduce)
 
@@ -104,7 +84,7 @@ def gaussian_nll(x: Any, mean: Any, ln_var: Any, reduce: str = 'sum') -> Variabl
     check_reduce('gaussian_nll', reduce, _REDUCE)
     _check_floats('gaussian_nll', ('x', 'mean', 'ln_var'),
                   (data_of(x), data_of(mean), data_of(ln_var)))
-    x, mean, ln_var = _as_variable(x), _as_variable(mean), _as_variable(ln_var)
+    x, mean, ln_var = as_variable(x), as_variable(mean), as_variable(ln_var)
     diff = x - mean
     loss = (ln_var + _LOG_2PI) * 0.5 + diff * diff * exp(-ln_var) * 0.5
     return _reduce(loss, reduce)
@@ -131,6 +111,6 @@ def bernoulli_nll(x: Any, y: Any, reduce: str = 'sum') -> Variable:
     """
     check_reduce('bernoulli_nll', reduce, _REDUCE)
     _check_floats('bernoulli_nll', ('x', 'y'), (data_of(x), data_of(y)))
-    x, y = _as_variable(x), _as_variable(y)
-    loss = _Softplus().apply((y,))[0] - x * y
+    x, y = as_variable(x), as_variable(y)
+    loss = softplus(y) - x * y
     return _reduce(loss, reduce)

@@ -25,20 +25,7 @@ import numpy
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
-
-
-def get_conv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False) -> int:
-    """Number of windows along one axis (Chainer's ``conv.get_conv_outsize``)."""
-    if cover_all:
-        return (size + p * 2 - k + s - 1) // s + 1
-    return (size + p * 2 - k) // s + 1
-
-
-def get_deconv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False) -> int:
-    """Image size along one axis whose pooling gives ``size`` windows (the inverse above)."""
-    if cover_all:
-        return s * (size - 1) + k - s + 1 - 2 * p
-    return s * (size - 1) + k - 2 * p
+from chainlet.functions.connection._conv_utils import get_conv_outsize, get_deconv_outsize
 
 
 def as_tuple(func: str, name: str, value: Any, ndim: int, minimum: int) -> tuple:
@@ -234,7 +221,6 @@ def gather_array(g: Any, indexes: Any, geom: Geometry) -> Any:
 
 def sum_windows(x: Any, geom: Geometry) -> Any:
     """Sum of every window of ``x`` (zero padding); float16 is accumulated in float32."""
-    xp = backend.get_array_module(x)
     canvas = geom.pad_image(x, 0)
     acc_dtype = numpy.float32 if x.dtype == numpy.float16 else x.dtype
     y = None

@@ -6,6 +6,7 @@ from typing import Any, Sequence
 
 from chainlet.functions.array.concat import concat as _concat
 from chainlet.functions.array.reshape import reshape
+from chainlet.functions.array.stack import stack
 from chainlet.variable import Variable
 
 
@@ -21,8 +22,7 @@ def interleave(parts: Sequence[Any]) -> Variable:
     """Merge ``K`` arrays of shape ``(B, N, ...)`` into ``(B, K*N, ...)`` with column ``K*n+k``
     taken from ``parts[k][:, n]`` (the gate layout of :func:`~chainlet.functions.lstm`)."""
     shape = tuple(parts[0].shape)
-    expanded = [reshape(p, shape[:2] + (1,) + shape[2:]) for p in parts]
-    return reshape(concat(expanded, axis=2), (shape[0], shape[1] * len(parts)) + shape[2:])
+    return reshape(stack(parts, axis=2), (shape[0], shape[1] * len(parts)) + shape[2:])
 
 
 def check_kwargs(func: str, kwargs: dict) -> None:

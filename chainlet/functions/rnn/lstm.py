@@ -27,7 +27,8 @@ def _gates(x: Any) -> list:
 
 
 def _sig(xp: Any, x: Any) -> Any:
-    # tanh form: no overflow for large |x|, and the dtype is kept.
+    # tanh form: no overflow, the dtype is kept, and it is the cheapest in the recurrence; the
+    # gates need absolute, not left-tail relative, precision.
     return xp.tanh(x * 0.5) * 0.5 + 0.5
 
 
