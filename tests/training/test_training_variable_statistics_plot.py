@@ -28,6 +28,14 @@ def test_arguments_are_checked():
         extensions.VariableStatisticsPlot(p, max_sample_size=0)
 
 
+def test_missing_matplotlib_is_reported_when_training_starts(monkeypatch):
+    monkeypatch.setattr(extensions.VariableStatisticsPlot, 'available',
+                        staticmethod(lambda: False))
+    ext = extensions.VariableStatisticsPlot(chainlet.Parameter(np.zeros(2, np.float32)))
+    with pytest.warns(UserWarning, match=r'pip install "chainlet\[plot\]"'):
+        ext.initialize(None)
+
+
 def test_plot_is_written_during_training(tmp_path):
     pytest.importorskip('matplotlib')
     rng = np.random.default_rng(0)

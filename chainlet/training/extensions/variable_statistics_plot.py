@@ -83,6 +83,9 @@ class VariableStatisticsPlot(extension.Extension):
         self._grid = grid
         self._rng = numpy.random.default_rng(0)
         self._history: dict = {key: [] for key in self._keys}
+
+    def initialize(self, trainer: Any) -> None:
+        """Warn once, when training starts, if matplotlib is missing."""
         if not self.available():
             warnings.warn(_INSTALL_HINT, stacklevel=2)
 
