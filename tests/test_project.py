@@ -132,5 +132,5 @@ def test_flake8_clean():
     """The code follows the lint configuration in setup.cfg (line length 99, pyflakes)."""
     pytest.importorskip('flake8')
     result = subprocess.run([sys.executable, '-m', 'flake8', 'chainlet', 'tests', 'examples',
-                             'benchmarks'], cwd=ROOT, capture_output=True, text=True)
+                             'benchmarks', 'tools'], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:]
