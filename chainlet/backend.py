@@ -200,6 +200,8 @@ def parse_device_spec(device: Any) -> int:
         return device_id  # a cupy.cuda.Device
     if isinstance(device, str):
         spec = device.strip().lower()
+        if spec.lstrip('-').isdigit():  # '-1', '0': what argparse hands over, as in Chainer
+            return max(int(spec), -1)
         if spec in ('@numpy', 'cpu', 'numpy', '@cpu'):
             return -1
         for prefix in ('@cupy:', 'cuda:', 'gpu:'):

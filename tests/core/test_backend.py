@@ -65,7 +65,7 @@ def test_to_gpu_without_cupy_says_how_to_install(monkeypatch):
 
 @pytest.mark.parametrize('spec,expected', [
     ('@numpy', -1), (-1, -1), ('cpu', -1), (None, -1), ('@cupy:1', 1), ('cuda:0', 0), (2, 2),
-    ('cuda', 0)])
+    ('cuda', 0), ('-1', -1), ('0', 0), ('2', 2)])
 def test_parse_device_spec(spec, expected):
     assert backend.parse_device_spec(spec) == expected
 
