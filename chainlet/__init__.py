@@ -50,6 +50,8 @@ _LAZY = {
     'training': 'chainlet.training',
     'keras': 'chainlet.keras',
     'distributed': 'chainlet.distributed',
+    'backends': 'chainlet.backends',
+    'cuda': 'chainlet.backends.cuda',
 }
 
 

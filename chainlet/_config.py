@@ -28,6 +28,12 @@ _DEFAULTS = {
     'type_check': True,
     'keep_graph_on_report': False,
     'dtype': None,
+    # Chainer keys that ported scripts read or set; chainlet does not act on them.
+    'use_cudnn': 'auto',
+    'cudnn_deterministic': False,
+    'autotune': False,
+    'use_ideep': 'never',
+    'lazy_grad_sum': False,
 }
 
 

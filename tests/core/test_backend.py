@@ -79,3 +79,22 @@ def test_parse_device_spec_rejects(spec):
 def test_non_array_input_rejected():
     with pytest.raises(TypeError, match='input 0 must be an ndarray, got list'):
         F.tanh([1.0, 2.0])
+
+
+def test_chainer_cuda_module_names(monkeypatch):
+    from chainlet import cuda
+    from chainlet.backends import cuda as backends_cuda
+    assert cuda is backends_cuda
+    a = np.arange(3.0)
+    assert cuda.to_cpu(a) is a and cuda.get_array_module(a) is np
+    monkeypatch.setitem(sys.modules, 'cupy', None)
+    assert cuda.available is False
+    with pytest.raises(RuntimeError, match='CuPy is not installed'):
+        cuda.check_cuda_available()
+    with pytest.raises(RuntimeError, match='CuPy is not installed'):
+        cuda.cupy
+
+
+def test_chainer_config_keys_exist():
+    assert chainlet.config.use_cudnn == 'auto'
+    assert chainlet.config.cudnn_deterministic is False
