@@ -51,7 +51,7 @@ _LAZY = {
     'keras': 'chainlet.keras',
     'distributed': 'chainlet.distributed',
     'backends': 'chainlet.backends',
-    'cuda': 'chainlet.backends.cuda',
+    'cuda': 'chainlet.cuda',
 }
 
 

@@ -69,32 +69,27 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
     """Propagate ``output_grads`` back through the graph.
 
     Args:
-        targets: For ``chainlet.grad``: maps ``id(node)`` of each requested input to ``None``;
-            filled with the gradients found. ``None`` for ``Variable.backward``.
+        targets: For ``chainlet.grad``: maps each requested input's node to ``None``; filled
+            with the gradients found. ``None`` for ``Variable.backward``.
 
     Returns:
-        ``{id(node): (node, [grads])}`` for the leaves reached (backward mode), or ``targets``.
+        ``{node: [grads]}`` for the leaves reached (backward mode), or ``targets``.
     """
     cfg = _config.config
-    grads: dict = {}
+    grads: dict = {}  # VariableNode -> list of gradient Variables (nodes hash by identity)
     heap: list = []
     pushed: set = set()
 
-    def push(func: _fn.FunctionNode) -> None:
-        # Ties in rank: the later-created node first (creation order keeps runs deterministic).
-        fid = id(func)
-        if fid not in pushed:
-            pushed.add(fid)
-            _heappush(heap, (-func.rank, -func._order, func))
-
     for node, gy in zip(output_nodes, output_grads):
-        entry = grads.get(id(node))
-        if entry is None:
-            grads[id(node)] = (node, [gy])
+        lst = grads.get(node)
+        if lst is None:
+            grads[node] = [gy]
         else:
-            entry[1].append(gy)
-        if node.creator_node is not None:
-            push(node.creator_node)
+            lst.append(gy)
+        func = node.creator_node
+        if func is not None and func not in pushed:
+            pushed.add(func)
+            _heappush(heap, (-func.rank, -func._order, func))
 
     hooks_active = _fn._active_hook_count
     old_backprop = cfg.__dict__.get('enable_backprop', _config._MISSING)
@@ -105,31 +100,47 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
     old_debug = cfg.__dict__.get('debug', _config._MISSING)
     if debug:
         cfg.debug = False
+    want = targets is not None
     try:
         while heap:
             func = _heappop(heap)[2]
-            out_nodes = [ref() for ref in func.outputs]
-            gys = []
-            for node in out_nodes:
-                entry = None if node is None else grads.pop(id(node), None)
-                if entry is None:
-                    gys.append(None)
+            refs = func.outputs
+            if len(refs) == 1:  # the common case: one output, usually one gradient
+                node = refs[0]()
+                lst = None if node is None else grads.pop(node, None)
+                if lst is None:
                     continue
-                gy = _sum_grads(entry[1])
-                if targets is not None and id(node) in targets:
-                    targets[id(node)] = gy
+                gy = lst[0] if len(lst) == 1 else _sum_grads(lst)
+                if want and node in targets:
+                    targets[node] = gy
                 if retain_grad:
                     var = node._variable()
                     if var is not None:
                         var._grad_var = gy
-                gys.append(gy)
-            gys = tuple(gys)
+                gys = (gy,)
+            else:
+                gys = []
+                for ref in refs:
+                    node = ref()
+                    lst = None if node is None else grads.pop(node, None)
+                    if lst is None:
+                        gys.append(None)
+                        continue
+                    gy = lst[0] if len(lst) == 1 else _sum_grads(lst)
+                    if want and node in targets:
+                        targets[node] = gy
+                    if retain_grad:
+                        var = node._variable()
+                        if var is not None:
+                            var._grad_var = gy
+                    gys.append(gy)
+                gys = tuple(gys)
             in_nodes = func.inputs
-            if targets is None:
+            if not want:
                 indexes = tuple([i for i, n in enumerate(in_nodes) if n.requires_grad])
             else:
                 indexes = tuple([i for i, n in enumerate(in_nodes) if n.requires_grad and (
-                    n.creator_node is not None or id(n) in targets)])
+                    n.creator_node is not None or n in targets)])
             if not indexes:
                 continue
 
@@ -141,19 +152,19 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                 for hook in hooks:
                     hook.backward_preprocess(func, in_data, out_grad)
 
-            if type(func).backward_accumulate is not _fn.FunctionNode.backward_accumulate:
+            if func._has_backward_accumulate:
                 pending = []
                 for i in indexes:
-                    entry = grads.pop(id(in_nodes[i]), None)
-                    pending.append(None if entry is None else _sum_grads(entry[1]))
+                    lst = grads.pop(in_nodes[i], None)
+                    pending.append(None if lst is None else _sum_grads(lst))
                 gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, tuple(pending))
             elif gys[0] is not None and type(gys[0]._data) is _ndarray:
                 gxs = func.backward(indexes, gys)  # the CPU fast path
             else:
                 gxs = _on_device_of(gys, func.backward, indexes, gys)
 
-            n_in = len(in_nodes)
             if len(gxs) != len(indexes):
+                n_in = len(in_nodes)
                 if len(gxs) != n_in:
                     raise ValueError(
                         f'{func.label}.backward returned {len(gxs)} gradients; expected '
@@ -175,18 +186,21 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                         raise _bad_grad(func, i, node, data)
                 if debug:
                     _fn._check_finite((gx._data,), 'gradient of input', func, index=i)
-                entry = grads.get(id(node))
-                if entry is None:
-                    grads[id(node)] = (node, [gx])
-                    if node.creator_node is not None:
-                        push(node.creator_node)
+                lst = grads.get(node)
+                if lst is None:
+                    grads[node] = [gx]
+                    creator = node.creator_node
+                    if creator is not None and creator not in pushed:
+                        # Rank ties: the later-created node first (deterministic runs).
+                        pushed.add(creator)
+                        _heappush(heap, (-creator.rank, -creator._order, creator))
                 else:
-                    entry[1].append(gx)
+                    lst.append(gx)
 
             if hooks:
                 for hook in hooks:
                     hook.backward_postprocess(func, in_data, out_grad)
-            del gys, gxs, out_nodes
+            del gys, gxs
     finally:
         for key, old in (('enable_backprop', old_backprop), ('debug', old_debug)):
             if old is _config._MISSING:
@@ -195,10 +209,10 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                 setattr(cfg, key, old)
 
     if targets is not None:
-        for key, (node, lst) in grads.items():
-            if key in targets:
+        for node, lst in grads.items():
+            if node in targets:
                 with _config.using_config('enable_backprop', double):
-                    targets[key] = _sum_grads(lst)
+                    targets[node] = _sum_grads(lst)
         return targets
     return grads
 
@@ -239,7 +253,7 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
     # of one .grad (optimizer hooks do this) neither fails nor changes another.
     given = {id(gy)}
     with _config.using_config('enable_backprop', enable_double_backprop):
-        for node, lst in leaves.values():
+        for node, lst in leaves.items():
             if node.creator_node is not None:
                 continue
             v = node._variable()
@@ -331,9 +345,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
     inputs = _check_variables(inputs, 'inputs')
     grad_outputs = _check_grad_list(grad_outputs, outputs, 'grad_outputs', 'outputs')
     grad_inputs = _check_grad_list(grad_inputs, inputs, 'grad_inputs', 'inputs')
-    input_ids = {id(x._node) for x in inputs}
+    input_nodes = {x._node for x in inputs}
     for i, y in enumerate(outputs):
-        if y.creator_node is None and id(y._node) not in input_ids:
+        if y.creator_node is None and y._node not in input_nodes:
             raise RuntimeError(
                 f'grad: outputs[{i}] has no computational graph (it has no creator). If it is a '
                 f'gradient, compute that gradient with enable_double_backprop=True; otherwise '
@@ -347,12 +361,12 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
                 gy = gy * loss_scale
             gys.append(gy)
 
-    targets: dict = {id(x._node): None for x in inputs if x._node.requires_grad}
+    targets: dict = {x._node: None for x in inputs if x._node.requires_grad}
     # An output that is itself an input receives its own initial gradient directly.
     direct: dict = {}
     for y, gy in zip(outputs, gys):
-        if id(y._node) in targets:
-            direct.setdefault(id(y._node), []).append(gy)
+        if y._node in targets:
+            direct.setdefault(y._node, []).append(gy)
     graph_outputs = [(y._node, gy) for y, gy in zip(outputs, gys) if y.creator_node is not None]
     if graph_outputs:
         nodes, grads = zip(*graph_outputs)
@@ -361,14 +375,15 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
     results = []
     with _config.using_config('enable_backprop', enable_double_backprop):
         for x, g_in in zip(inputs, grad_inputs):
-            key = id(x._node)
-            if key not in targets:
+            node = x._node
+            if node not in targets:
                 results.append(None)
                 continue
-            parts = [g for g in (targets[key], g_in) if g is not None] + direct.get(key, [])
-            if x.creator_node is not None and key in direct:
-                # the output's own gradient was already summed into targets by _run
-                parts = [g for g in (targets[key], g_in) if g is not None]
+            parts = [g for g in (targets[node], g_in) if g is not None]
+            if x.creator_node is None:
+                # A leaf output that is also an input: its initial gradient never entered _run
+                # (an output with a creator was summed into targets there).
+                parts += direct.get(node, [])
             g = _sum_grads(parts) if parts else None
             results.append(g)
             if set_grad:

@@ -48,6 +48,7 @@ from chainlet.variable import Variable, constant_node as _constant_node
 
 _ndarray = numpy.ndarray
 _config_local = _config.config
+_global_config = _config.global_config
 _weakref = weakref.ref
 _from_output = Variable._from_output
 # Creation order of graph-building applications; breaks rank ties in backward.
@@ -144,9 +145,14 @@ class FunctionNode:
     # Whether apply() calls forward_gpu directly on CuPy inputs (set per class, see below).
     _use_forward_gpu = False
 
+    # Whether the class overrides backward_accumulate (read by the backward scheduler).
+    _has_backward_accumulate = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._use_forward_gpu = _prefers_forward_gpu(cls)
+        cls._has_backward_accumulate = \
+            cls.backward_accumulate is not FunctionNode.backward_accumulate
 
     @property
     def label(self) -> str:
@@ -193,7 +199,10 @@ class FunctionNode:
             raise RuntimeError(f'{self.label}: a FunctionNode instance can be applied only once; '
                                f'create a new instance for each call')
         self._applied = True
-        cfg = _config_local
+        # The thread's own settings, falling back to the global defaults (a dict read is
+        # cheaper than the config object's descriptor on this hot path).
+        local = _config_local.__dict__
+        defaults = _global_config
         requires_grad = False
         all_numpy = True
         in_data = []
@@ -211,7 +220,7 @@ class FunctionNode:
         gpu = None
         if not all_numpy and backend.check_same_array_module(self.label, in_data) is not numpy:
             gpu = backend.check_same_device(self.label, in_data)
-        if cfg.type_check:
+        if local.get('type_check', defaults.type_check):
             self.check_type_forward(in_data)
 
         hooks = _collect_hooks(self) if (_active_hook_count or self._local_function_hooks) \
@@ -219,7 +228,7 @@ class FunctionNode:
         if hooks:
             for hook in hooks:
                 hook.forward_preprocess(self, in_data)
-        debug = cfg.debug
+        debug = local.get('debug', defaults.debug)
         if debug:
             self.stack = traceback.extract_stack()[:-1]
 
@@ -242,7 +251,7 @@ class FunctionNode:
             for hook in hooks:
                 hook.forward_postprocess(self, in_data)
 
-        if not (requires_grad and cfg.enable_backprop):
+        if not (requires_grad and local.get('enable_backprop', defaults.enable_backprop)):
             self._input_indexes_to_retain = None
             self._output_indexes_to_retain = None
             return tuple([_from_output(y, requires_grad) for y in outputs])

@@ -84,7 +84,9 @@ def test_non_array_input_rejected():
 def test_chainer_cuda_module_names(monkeypatch):
     from chainlet import cuda
     from chainlet.backends import cuda as backends_cuda
-    assert cuda is backends_cuda
+    assert cuda.to_cpu is backends_cuda.to_cpu
+    from chainlet.cuda import to_cpu  # the form Chainer scripts use
+    assert to_cpu is backends_cuda.to_cpu
     a = np.arange(3.0)
     assert cuda.to_cpu(a) is a and cuda.get_array_module(a) is np
     monkeypatch.setitem(sys.modules, 'cupy', None)
