@@ -502,11 +502,88 @@ class Sequential(ChainList):
             return Sequential(*self._layers[index])
         return self._layers[index]
 
+    def __setitem__(self, index: int, layer: Callable) -> None:
+        if not callable(layer):
+            raise TypeError(f'Sequential: expected a Link or a callable, got '
+                            f'{type(layer).__name__}')
+        self._layers[index] = layer
+        self._sync_children()
+
+    def __delitem__(self, index: Any) -> None:
+        del self._layers[index]
+        self._sync_children()
+
     def __len__(self) -> int:
         return len(self._layers)
 
     def __iter__(self) -> Iterator[Callable]:
         return iter(self._layers)
+
+    def __reversed__(self) -> Iterator[Callable]:
+        return reversed(self._layers)
+
+    def __contains__(self, layer: Any) -> bool:
+        return any(step is layer for step in self._layers)
+
+    def __add__(self, other: Any) -> 'Sequential':
+        """A new Sequential with the steps of ``self`` then those of ``other`` (shared)."""
+        if not isinstance(other, Sequential):
+            return NotImplemented
+        return Sequential(*self._layers, *other._layers)
+
+    def __iadd__(self, other: Any) -> 'Sequential':
+        if not isinstance(other, Sequential):
+            return NotImplemented
+        self.extend(other)
+        return self
+
+    def extend(self, layers: Any) -> None:
+        """Append every step of ``layers`` (a Sequential or an iterable of callables)."""
+        for layer in list(layers):
+            self.append(layer)
+
+    def index(self, layer: Callable, start: int = 0, end: Optional[int] = None) -> int:
+        """Position of the first step that is ``layer``."""
+        stop = len(self._layers) if end is None else end
+        for i in range(start, min(stop, len(self._layers))):
+            if self._layers[i] is layer:
+                return i
+        raise ValueError('Sequential.index: the layer is not in this Sequential')
+
+    def count(self, layer: Callable) -> int:
+        """Number of steps that are ``layer``."""
+        return sum(step is layer for step in self._layers)
+
+    @staticmethod
+    def _type_name(layer: Callable) -> str:
+        if isinstance(layer, Link):
+            return type(layer).__name__
+        return getattr(layer, '__name__', type(layer).__name__)
+
+    def count_by_layer_type(self, type_name: str) -> int:
+        """Number of steps whose class name (links) or ``__name__`` (functions) is
+        ``type_name``."""
+        return sum(self._type_name(step) == type_name for step in self._layers)
+
+    def remove_by_layer_type(self, type_name: str) -> None:
+        """Remove every step whose class name or function name is ``type_name``."""
+        self._layers[:] = [s for s in self._layers if self._type_name(s) != type_name]
+        self._sync_children()
+
+    def clear(self) -> None:
+        """Remove every step."""
+        self._layers.clear()
+        self._sync_children()
+
+    def flatten(self) -> 'Sequential':
+        """A new Sequential where nested Sequentials are replaced by their steps."""
+        ret = Sequential()
+        for layer in self._layers:
+            if isinstance(layer, Sequential):
+                ret.extend(layer.flatten())
+            else:
+                ret.append(layer)
+        return ret
 
     def __repr__(self) -> str:
         lines = ['Sequential(']

@@ -15,7 +15,8 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+import numbers
+from typing import Any, Optional, Sequence, Union
 
 import numpy
 
@@ -39,7 +40,7 @@ class Parameter(Variable):
 
     __slots__ = ('initializer', 'update_rule', '_gpu_id')
 
-    def __init__(self, initializer: Any = None, shape: Optional[Sequence[int]] = None,
+    def __init__(self, initializer: Any = None, shape: Union[int, Sequence[int], None] = None,
                  name: Optional[str] = None) -> None:
         from chainlet import initializers
         self.update_rule = None
@@ -65,10 +66,14 @@ class Parameter(Variable):
             return self._data.dtype
         return numpy.dtype(getattr(self.initializer, 'dtype', None) or numpy.float32)
 
-    def initialize(self, shape: Sequence[int]) -> None:
-        """Create the data with the initializer (on the device the parameter was sent to)."""
+    def initialize(self, shape: Union[int, Sequence[int]]) -> None:
+        """Create the data with the initializer (on the device the parameter was sent to).
+
+        ``shape`` is a tuple of ints or, as in Chainer, a single int for a 1-d parameter.
+        """
         from chainlet import initializers
-        data = initializers.generate_array(self.initializer, tuple(shape), numpy, self.dtype)
+        shape = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(shape)
+        data = initializers.generate_array(self.initializer, shape, numpy, self.dtype)
         if self._gpu_id >= 0:
             data = backend.to_gpu(data, self._gpu_id)
         self.array = data

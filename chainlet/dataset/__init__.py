@@ -14,6 +14,7 @@ from __future__ import annotations
 from chainlet.dataset import convert  # noqa: F401
 from chainlet.dataset import download  # noqa: F401
 from chainlet.dataset.convert import concat_examples, to_device  # noqa: F401
+from chainlet.dataset.convert import Converter, converter  # noqa: F401
 from chainlet.dataset.dataset_mixin import DatasetMixin  # noqa: F401
 from chainlet.dataset.download import cache_or_load_file, cached_download  # noqa: F401
 from chainlet.dataset.download import ChecksumMismatchError  # noqa: F401

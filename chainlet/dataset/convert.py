@@ -13,6 +13,7 @@ Example:
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy
@@ -136,3 +137,56 @@ def concat_examples(batch: list, device: Any = None, padding: Any = None) -> Any
             result[key] = to_device(device, _concat_arrays(values, paddings.get(key)))
         return result
     return to_device(device, _concat_arrays(list(batch), padding))
+
+
+class Converter:
+    """Base class of converters: ``converter(batch, device)`` turns a list of examples into
+    the arrays a model takes (Chainer 7's ``chainer.dataset.Converter``).
+
+    Subclasses implement ``__call__(batch, device)``; :func:`converter` makes one from a
+    function.
+    """
+
+    def __call__(self, batch: list, device: Any = None) -> Any:
+        raise NotImplementedError(f'{type(self).__name__} does not implement __call__')
+
+
+def _as_device(device_spec: Any) -> Any:
+    if device_spec is None:
+        return None
+    from chainlet import _devices
+    return _devices.get_device(device_spec)
+
+
+class _FunctionConverter(Converter):
+    def __init__(self, func: Any) -> None:
+        self.base_callable = func
+        functools.update_wrapper(self, func)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) >= 2:
+            args = (args[0], _as_device(args[1])) + tuple(args[2:])
+        elif 'device' in kwargs:
+            kwargs['device'] = _as_device(kwargs['device'])
+        return self.base_callable(*args, **kwargs)
+
+
+def converter() -> Any:
+    """Decorator that makes a :class:`Converter` of a function ``f(batch, device, ...)``.
+
+    The ``device`` argument reaches the function as a device object (with ``xp`` and
+    ``send``), or ``None``, whatever spec the caller passed (``-1``, ``'@numpy'``, a GPU id,
+    a device object), as with Chainer 7's ``@chainer.dataset.converter()``.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.dataset import converter
+        >>> @converter()
+        ... def convert(batch, device):
+        ...     return device.send(np.stack(batch))
+        >>> convert([np.zeros(2), np.ones(2)], -1).shape
+        (2, 2)
+    """
+    def wrap(func: Any) -> Converter:
+        return _FunctionConverter(func)
+    return wrap

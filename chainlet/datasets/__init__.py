@@ -18,6 +18,8 @@ from chainlet.datasets.digits import get_digits  # noqa: F401
 from chainlet.datasets.mnist import get_fashion_mnist, get_fashion_mnist_labels  # noqa: F401
 from chainlet.datasets.mnist import get_mnist  # noqa: F401
 from chainlet.datasets.sub_dataset import SubDataset, split_dataset  # noqa: F401
+from chainlet.datasets.sub_dataset import get_cross_validation_datasets  # noqa: F401
+from chainlet.datasets.sub_dataset import get_cross_validation_datasets_random  # noqa: F401
 from chainlet.datasets.sub_dataset import split_dataset_n, split_dataset_n_random  # noqa: F401
 from chainlet.datasets.sub_dataset import split_dataset_random  # noqa: F401
 from chainlet.datasets.transform_dataset import TransformDataset  # noqa: F401

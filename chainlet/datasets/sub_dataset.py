@@ -166,3 +166,55 @@ def split_dataset_n_random(dataset: Any, n: int, seed: int | None = None) -> lis
     """
     order = numpy.random.RandomState(seed).permutation(len(dataset))
     return split_dataset_n(dataset, n, order)
+
+
+def get_cross_validation_datasets(dataset: Any, n_fold: int,
+                                  order: Any = None) -> list[tuple[SubDataset, SubDataset]]:
+    """Make ``n_fold`` ``(train, test)`` splits for k-fold cross validation (as Chainer).
+
+    The test parts do not overlap and together cover the dataset; their sizes differ by at
+    most one. Fold ``j`` tests on the ``j``-th block counted from the end of ``order``, and
+    its training part starts right after that block, wrapping around.
+
+    Args:
+        dataset: The dataset to split.
+        n_fold: Number of folds, ``1 <= n_fold``.
+        order: Optional permutation applied before splitting (see :class:`SubDataset`).
+
+    Returns:
+        A list of ``n_fold`` ``(train, test)`` pairs of :class:`SubDataset`.
+
+    Example:
+        >>> from chainlet.datasets import get_cross_validation_datasets
+        >>> [(tr[:], te[:]) for tr, te in get_cross_validation_datasets(list(range(5)), 2)]
+        [([0, 1], [2, 3, 4]), ([2, 3, 4], [0, 1])]
+    """
+    n_fold = _check_int('get_cross_validation_datasets', 'n_fold', n_fold)
+    if n_fold < 1:
+        raise ValueError(f'get_cross_validation_datasets: n_fold must be at least 1, '
+                         f'got {n_fold}')
+    total = len(dataset)
+    order = numpy.arange(total) if order is None else numpy.array(order)
+    borders = [total * i // n_fold for i in range(n_fold + 1)]
+    splits = []
+    for i in reversed(range(n_fold)):
+        test_size = borders[i + 1] - borders[i]
+        splits.append(split_dataset(dataset, total - test_size, order))
+        order = numpy.roll(order, test_size)
+    return splits
+
+
+def get_cross_validation_datasets_random(dataset: Any, n_fold: int, seed: int | None = None
+                                         ) -> list[tuple[SubDataset, SubDataset]]:
+    """:func:`get_cross_validation_datasets` over a random permutation.
+
+    Args:
+        dataset: The dataset to split.
+        n_fold: Number of folds.
+        seed: Seed of the ``numpy.random.RandomState`` that draws the permutation.
+
+    Returns:
+        A list of ``n_fold`` ``(train, test)`` pairs of :class:`SubDataset`.
+    """
+    order = numpy.random.RandomState(seed).permutation(len(dataset))
+    return get_cross_validation_datasets(dataset, n_fold, order)

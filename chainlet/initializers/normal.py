@@ -41,7 +41,7 @@ class _FanNormal(Initializer):
 
     def _std(self, shape: tuple) -> float:
         fan_in, fan_out = get_fans(shape)
-        fan = {'in': fan_in, 'avg': (fan_in + fan_out) / 2}[self._fan]
+        fan = {'in': fan_in, 'out': fan_out, 'avg': (fan_in + fan_out) / 2}[self._fan]
         return self.scale * numpy.sqrt(self._factor / fan)
 
     def __call__(self, array: Any) -> None:
@@ -60,5 +60,20 @@ class GlorotNormal(_FanNormal):
 
 
 class HeNormal(_FanNormal):
-    """N(0, scale^2 * 2 / fan_in), suited to ReLU networks."""
+    """N(0, scale^2 * 2 / fan), suited to ReLU networks.
+
+    ``fan_option`` is ``'fan_in'`` (default) or ``'fan_out'``, as in Chainer.
+    """
     _factor = 2.0
+
+    def __init__(self, scale: float = 1.0, dtype: Any = None, fan_option: str = 'fan_in',
+                 rng: Optional[numpy.random.Generator] = None) -> None:
+        if fan_option not in ('fan_in', 'fan_out'):
+            raise ValueError(f"HeNormal: argument fan_option: expected 'fan_in' or 'fan_out', "
+                             f"got {fan_option!r}")
+        super().__init__(scale, dtype, rng)
+        self.fan_option = fan_option
+
+    @property
+    def _fan(self) -> str:  # type: ignore[override]
+        return self.fan_option[4:]

@@ -58,11 +58,29 @@ def _check_same_shape(name: str, t: Any, y: Variable) -> None:
                          f'{tuple(t.shape)} and y_pred {tuple(y.shape)}')
 
 
+def _same_rank(name: str, t: Any, y: Variable) -> tuple:
+    """Align ranks that differ by a trailing axis of size 1, as Keras does (``y_true`` of shape
+    ``(N,)`` against ``y_pred`` of shape ``(N, 1)`` becomes ``(N, 1)``); then require the same
+    shape."""
+    if t.ndim == y.ndim + 1 and t.shape[-1] == 1:
+        if y.ndim == 1:
+            y = F.expand_dims(y, -1)
+        else:
+            t = t.reshape(t.shape[:-1])
+    elif y.ndim == t.ndim + 1 and y.shape[-1] == 1:
+        if t.ndim == 1:
+            t = t.reshape(t.shape + (1,))
+        else:
+            y = F.squeeze(y, -1)
+    _check_same_shape(name, t, y)
+    return t, y
+
+
 def mean_squared_error(y_true: Any, y_pred: Any) -> Variable:
     """Mean of ``(y_true - y_pred) ** 2`` over the last axis (one value per sample)."""
     y = _as_pred(y_pred)
     t = _as_target(y_true, y)
-    _check_same_shape('mean_squared_error', t, y)
+    t, y = _same_rank('mean_squared_error', t, y)
     return F.mean(F.square(y - t), axis=-1)
 
 
@@ -70,7 +88,7 @@ def mean_absolute_error(y_true: Any, y_pred: Any) -> Variable:
     """Mean of ``|y_true - y_pred|`` over the last axis."""
     y = _as_pred(y_pred)
     t = _as_target(y_true, y)
-    _check_same_shape('mean_absolute_error', t, y)
+    t, y = _same_rank('mean_absolute_error', t, y)
     return F.mean(F.absolute(y - t), axis=-1)
 
 
@@ -78,7 +96,7 @@ def huber(y_true: Any, y_pred: Any, delta: float = 1.0) -> Variable:
     """Huber loss: quadratic for ``|error| <= delta``, linear beyond; mean over the last axis."""
     y = _as_pred(y_pred)
     t = _as_target(y_true, y)
-    _check_same_shape('huber', t, y)
+    t, y = _same_rank('huber', t, y)
     err = F.absolute(y - t)
     quadratic = F.clip(err, None, float(delta))
     linear = err - quadratic
@@ -104,7 +122,7 @@ def categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False
     """
     y = _as_pred(y_pred)
     t = _as_target(y_true, y)
-    _check_same_shape('categorical_crossentropy', t, y)
+    t, y = _same_rank('categorical_crossentropy', t, y)
     t = _smooth(t, label_smoothing, y.shape[axis])
     if from_logits:
         logp = F.log_softmax(y, axis=axis % y.ndim)
@@ -154,9 +172,7 @@ def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
     """Binary cross-entropy, mean over the last axis."""
     y = _as_pred(y_pred)
     t = _as_target(y_true, y)
-    if t.ndim == y.ndim - 1 and y.shape[-1] == 1:
-        t = t.reshape(t.shape + (1,))
-    _check_same_shape('binary_crossentropy', t, y)
+    t, y = _same_rank('binary_crossentropy', t, y)
     if label_smoothing:
         t = t * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
@@ -171,7 +187,7 @@ def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
 def kl_divergence(y_true: Any, y_pred: Any) -> Variable:
     """``sum(y_true * log(y_true / y_pred))`` over the last axis (both clipped to [eps, 1])."""
     y = _as_pred(y_pred)
-    t = _as_target(y_true, y)
+    t, y = _same_rank('kl_divergence', _as_target(y_true, y), y)
     xp = backend.get_array_module(t)
     t = xp.clip(t, EPSILON, 1.0)
     return F.sum(t * (xp.log(t) - F.log(F.clip(y, EPSILON, 1.0))), axis=-1)
@@ -180,7 +196,7 @@ def kl_divergence(y_true: Any, y_pred: Any) -> Variable:
 def hinge(y_true: Any, y_pred: Any) -> Variable:
     """``mean(max(1 - y_true * y_pred, 0))``; labels in {0, 1} are mapped to {-1, 1}."""
     y = _as_pred(y_pred)
-    t = _as_target(y_true, y)
+    t, y = _same_rank('hinge', _as_target(y_true, y), y)
     xp = backend.get_array_module(t)
     if xp.all((t == 0) | (t == 1)):
         t = 2 * t - 1

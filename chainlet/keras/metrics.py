@@ -39,6 +39,22 @@ def _arrays(y_true: Any, y_pred: Any) -> tuple:
     return xp, xp.asarray(t), xp.asarray(y)
 
 
+def _same_rank(t: Any, y: Any) -> tuple:
+    """Align ranks that differ by a trailing axis of size 1, as Keras does, so that ``(N,)``
+    targets against ``(N, 1)`` predictions compare sample by sample instead of broadcasting."""
+    if t.ndim == y.ndim + 1 and t.shape[-1] == 1:
+        if y.ndim == 1:
+            y = y.reshape(y.shape + (1,))
+        else:
+            t = t.reshape(t.shape[:-1])
+    elif y.ndim == t.ndim + 1 and y.shape[-1] == 1:
+        if t.ndim == 1:
+            t = t.reshape(t.shape + (1,))
+        else:
+            y = y.reshape(y.shape[:-1])
+    return t, y
+
+
 def _labels(xp: Any, t: Any, y: Any) -> Any:
     if t.ndim == y.ndim and t.shape[-1] == 1:
         t = t.reshape(t.shape[:-1])
@@ -48,6 +64,7 @@ def _labels(xp: Any, t: Any, y: Any) -> Any:
 def accuracy(y_true: Any, y_pred: Any) -> Any:
     """1 where ``y_true == y_pred`` exactly, else 0 (element-wise, as floats)."""
     xp, t, y = _arrays(y_true, y_pred)
+    t, y = _same_rank(t, y)
     return (t == y).astype(numpy.float32)
 
 
@@ -96,12 +113,14 @@ def _in_top_k(xp: Any, labels: Any, y: Any, k: int) -> Any:
 def mean_squared_error(y_true: Any, y_pred: Any) -> Any:
     """Mean of squared errors over the last axis."""
     xp, t, y = _arrays(y_true, y_pred)
+    t, y = _same_rank(t, y)
     return ((y - t.astype(y.dtype)) ** 2).mean(axis=-1)
 
 
 def mean_absolute_error(y_true: Any, y_pred: Any) -> Any:
     """Mean of absolute errors over the last axis."""
     xp, t, y = _arrays(y_true, y_pred)
+    t, y = _same_rank(t, y)
     return abs(y - t.astype(y.dtype)).mean(axis=-1)
 
 

@@ -36,9 +36,17 @@ class AbstractSerializer:
 class Serializer(AbstractSerializer):
     """Base class of the saving side: ``serializer(key, value)`` stores ``value``."""
 
+    def save(self, obj: Any) -> None:
+        """Save ``obj`` (anything with a ``serialize`` method) through this serializer."""
+        obj.serialize(self)
+
 
 class Deserializer(AbstractSerializer):
     """Base class of the loading side: ``deserializer(key, value)`` loads into ``value``."""
+
+    def load(self, obj: Any) -> None:
+        """Load ``obj`` (anything with a ``serialize`` method) from this deserializer."""
+        obj.serialize(self)
 
 
 class SerializationKeyError(KeyError):

@@ -18,6 +18,17 @@ def test_eager_and_lazy_initialization():
     assert q.shape == (4,) and q.dtype == np.float64 and q.node.shape == (4,)
 
 
+def test_int_shape_is_accepted():
+    # Chainer: shape is an int or a tuple of ints (Parameter, initialize, Link.add_param).
+    assert Parameter(initializers.Zero(), 3).shape == (3,)
+    q = Parameter(initializers.One())
+    q.initialize(np.int64(2))
+    assert q.shape == (2,)
+    link = chainlet.Link()
+    link.add_param('b', 4)
+    assert link.b.shape == (4,)
+
+
 def test_array_and_scalar_and_none_initializers():
     a = np.arange(3.0)
     p = Parameter(a)
@@ -91,6 +102,16 @@ def test_fan_initializers_scale(cls, std):
     a = initializers.generate_array(cls(rng=np.random.default_rng(0)), shape, np)
     fan_in, fan_out = 50 * 9, 200 * 9
     assert abs(a.std() / std(fan_in, fan_out) - 1) < 0.02
+
+
+def test_he_normal_fan_option():
+    # Chainer 7: HeNormal(scale=1.0, dtype=None, fan_option='fan_in')
+    shape = (200, 50, 3, 3)
+    init = initializers.HeNormal(fan_option='fan_out', rng=np.random.default_rng(0))
+    a = initializers.generate_array(init, shape, np)
+    assert abs(a.std() / np.sqrt(2 / (200 * 9)) - 1) < 0.02
+    with pytest.raises(ValueError, match='fan_option'):
+        initializers.HeNormal(fan_option='fan_avg')
 
 
 def test_seeded_generator_is_reproducible_and_dtype_follows():

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import chainlet
 from chainlet import backend
 from chainlet.dataset import concat_examples, convert, to_device
 
@@ -86,3 +87,27 @@ def test_any_sequence_of_examples_is_accepted():
     np.testing.assert_array_equal(bt, t)
     with pytest.raises(TypeError, match='batch must be a sequence of examples, got int'):
         concat_examples(3)
+
+
+def test_converter_decorator_passes_a_device_object():
+    # Chainer 7's seq2seq example: @chainer.dataset.converter() and device.xp / device.send.
+    from chainlet.dataset import Converter, converter
+
+    seen = []
+
+    @converter()
+    def to_batch(batch, device):
+        seen.append(device)
+        if device is None:
+            return {'xs': batch}
+        concat = np.concatenate(batch, axis=0)
+        sections = np.cumsum([len(x) for x in batch[:-1]])
+        return {'xs': device.xp.split(device.send(concat), sections)}
+
+    batch = [np.arange(3), np.arange(2)]
+    assert isinstance(to_batch, Converter) and to_batch.__name__ == 'to_batch'
+    for spec in (-1, '@numpy', chainlet.get_device('@numpy')):
+        out = to_batch(batch, spec)['xs']
+        assert [x.tolist() for x in out] == [[0, 1, 2], [0, 1]]
+        assert seen[-1].xp is np
+    assert to_batch(batch, device=None)['xs'] is batch and seen[-1] is None

@@ -112,6 +112,21 @@ def test_split_dataset_n():
     assert flat == [x for p in split_dataset_n_random(list(range(11)), 3, seed=4) for x in p[:]]
 
 
+def test_get_cross_validation_datasets():
+    # Chainer: test folds are taken from the end of the order; each train part wraps around.
+    folds = datasets.get_cross_validation_datasets(list(range(10)), 3)
+    assert [(tr[:], te[:]) for tr, te in folds] == [
+        ([0, 1, 2, 3, 4, 5], [6, 7, 8, 9]),
+        ([6, 7, 8, 9, 0, 1, 2], [3, 4, 5]),
+        ([3, 4, 5, 6, 7, 8, 9], [0, 1, 2])]
+    rand = datasets.get_cross_validation_datasets_random(list(range(10)), 3, seed=0)
+    tests = [x for _, te in rand for x in te[:]]
+    assert sorted(tests) == list(range(10)) and tests != list(range(10))
+    assert all(len(tr) + len(te) == 10 for tr, te in rand)
+    with pytest.raises(ValueError, match='n_fold'):
+        datasets.get_cross_validation_datasets([1, 2], 0)
+
+
 def test_transform_and_concatenated():
     calls = []
 

@@ -117,6 +117,34 @@ def test_chainlist_and_sequential():
         Sequential(3)
 
 
+def test_sequential_list_api():
+    # Chainer's Sequential documents list-like use: model_a + model_b, extend, del, flatten...
+    a = Sequential(Affine(2, 3), F.tanh)
+    b = Sequential(Affine(3, 1), F.sigmoid)
+    c = a + b
+    assert isinstance(c, Sequential) and len(c) == 4 and c[2] is b[0]
+    assert [n for n, _ in c.namedparams()] == ['/0/W', '/0/b', '/1/W', '/1/b']
+    assert c(np.ones((4, 2), np.float32)).shape == (4, 1)
+    a += Sequential(F.relu)
+    assert len(a) == 3 and a[2] is F.relu
+    a.extend([F.tanh])
+    assert a.count(F.tanh) == 2 and a.index(F.relu) == 2 and F.relu in a
+    del a[0]
+    assert len(a) == 3 and len(list(a.params())) == 0
+    a[0] = Affine(2, 2)
+    assert len(list(a.params())) == 2 and a[0].name == '0'
+    nested = Sequential(Affine(2, 2), Sequential(F.relu, Affine(2, 2)))
+    flat = nested.flatten()
+    assert len(flat) == 3 and flat[1] is F.relu
+    assert flat.count_by_layer_type('Affine') == 2
+    flat.remove_by_layer_type('relu')
+    assert len(flat) == 2 and list(reversed(flat))[0] is flat[1]
+    flat.clear()
+    assert len(flat) == 0 and list(flat.params()) == []
+    with pytest.raises(TypeError):
+        a + F.relu
+
+
 def test_repr_lists_children():
     text = repr(Net())
     assert text.splitlines()[0] == 'Net('

@@ -396,6 +396,15 @@ def test_dictionary_serializer_values():
         s('bad', {'x': 1})
 
 
+def test_serializer_save_and_deserializer_load_methods():
+    # Chainer: Serializer.save(obj) and Deserializer.load(obj) call obj.serialize(self).
+    src, dst = make_net(1), make_net(2)
+    s = DictionarySerializer()
+    s.save(src)
+    NpzDeserializer(s.target).load(dst)
+    np.testing.assert_array_equal(src(X).array, dst(X).array)
+
+
 def test_npz_deserializer_rules():
     npz = {'w': np.arange(3.0), 'i': np.asarray(7), 'f': np.asarray(2.5), 'b': np.asarray(True),
            's': np.asarray('hello'), 'n': np.asarray(None), 'sub/x': np.asarray(1.0)}

@@ -127,3 +127,25 @@ def test_constructor_errors(model_factory, data_factory):
 def test_updater_base_class_is_exported():
     assert issubclass(StandardUpdater, training.Updater)
     assert training.updater.StandardUpdater is StandardUpdater
+
+
+def test_named_optimizers_without_main_for_custom_update_core(model_factory, data_factory):
+    # DCGAN-style: optimizers named 'gen' and 'dis', update_core overridden (Chainer accepts
+    # any names; only the default update_core needs 'main').
+    gen, dis = model_factory(0), model_factory(1)
+    opt_gen, opt_dis = optimizers.SGD().setup(gen), optimizers.SGD().setup(dis)
+
+    class GANUpdater(StandardUpdater):
+        def update_core(self):
+            batch = self.get_iterator('main').next()
+            x, t = self.converter(batch, self.device)
+            self.get_optimizer('dis').update(dis, x, t)
+            self.get_optimizer('gen').update(gen, x, t)
+
+    it = iterators.SerialIterator(data_factory(8), 4, shuffle=False)
+    updater = GANUpdater(it, {'gen': opt_gen, 'dis': opt_dis})
+    updater.update()
+    assert opt_gen.t == opt_dis.t == 1 and updater.iteration == 1
+    plain = StandardUpdater(it, {'gen': opt_gen})
+    with pytest.raises(KeyError, match="'main'"):
+        plain.update()

@@ -32,7 +32,9 @@ def check_softmax_axis(func: str, x: Any, axis: Any) -> int:
     """Validate ``axis`` against the rank of ``x`` (Variable or array); return it normalised."""
     if not isinstance(axis, (int, numpy.integer)) or isinstance(axis, bool):
         raise TypeError(f'{func}: argument axis: expected an int, got {type(axis).__name__}')
-    ndim = x.ndim
+    ndim = getattr(x, 'ndim', None)
+    if ndim is None:
+        raise type_check.fail(func, 'x', 'a Variable or an ndarray', type(x).__name__)
     if ndim == 0:
         raise ValueError(f'{func}: argument x: expected ndim >= 1, got shape ()')
     return type_check.axis_in_range(func, 'axis', int(axis), ndim)

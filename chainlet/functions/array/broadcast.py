@@ -5,6 +5,7 @@ from typing import Any, Sequence
 
 from chainlet import backend
 from chainlet.function_node import FunctionNode
+from chainlet.functions.array._util import check_array
 from chainlet.variable import Variable
 
 
@@ -49,7 +50,7 @@ def broadcast_to(x: Any, shape: Sequence[int]) -> Variable:
                [1., 2.]])
     """
     shape = tuple(shape)
-    data = x.array if isinstance(x, Variable) else x
+    data = check_array('broadcast_to', 'x', x)
     if data.shape == shape:
         return x if isinstance(x, Variable) else Variable(x, requires_grad=False)
     return BroadcastTo(shape).apply((x,))[0]

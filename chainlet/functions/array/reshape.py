@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from chainlet.function_node import FunctionNode
+from chainlet.functions.array._util import check_array
 from chainlet.variable import Variable
 
 
@@ -50,7 +51,7 @@ def reshape(x: Any, shape: Sequence[int]) -> Variable:
         (2, 3)
     """
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    data = x.array if isinstance(x, Variable) else x
+    data = check_array('reshape', 'x', x)
     if data.shape == shape:
         return x if isinstance(x, Variable) else Variable(x, requires_grad=False)
     return Reshape(shape).apply((x,))[0]

@@ -126,6 +126,8 @@ def linear(x: Any, W: Any, b: Optional[Any] = None, n_batch_axes: int = 1) -> Va
     if n_batch_axes <= 0:
         raise ValueError(f'linear: argument n_batch_axes: expected a value >= 1, '
                          f'got {n_batch_axes}')
+    if not (isinstance(x, Variable) or backend.is_array(x)):
+        raise type_check.fail('linear', 'x', 'a Variable or an ndarray', type(x).__name__)
     shape = tuple(x.shape)
     if len(shape) <= n_batch_axes:
         raise type_check.fail('linear', 'x', f'ndim > n_batch_axes = {n_batch_axes}',
@@ -139,6 +141,12 @@ def linear(x: Any, W: Any, b: Optional[Any] = None, n_batch_axes: int = 1) -> Va
         features = 1
         for s in shape[n_batch_axes:]:
             features *= s
+        w_shape = getattr(W, 'shape', None)
+        if w_shape is not None and len(w_shape) == 2 and w_shape[1] != features:
+            # Name the shape the user gave, not the flattened one.
+            raise type_check.fail('linear', 'W', f'shape (*, {features}) to match x of shape '
+                                  f'{shape} with n_batch_axes={n_batch_axes}',
+                                  str(tuple(w_shape)))
         x = reshape(x, (batch, features))
     args = (x, W) if b is None else (x, W, b)
     y = LinearFunction().apply(args)[0]

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 from chainlet import backend
 from chainlet import type_check
-from chainlet.functions.math.sum import Axis, mean, normalize_axis
+from chainlet.functions.math.sum import Axis, _mean, normalize_axis
 from chainlet.functions.math.sum import sum as _sum
 from chainlet.variable import Variable, as_variable
 
@@ -38,7 +38,7 @@ def average(x: Any, axis: Axis = None, weights: Optional[Any] = None,
         array([1.25, 3.5 ])
     """
     if weights is None:
-        return mean(x, axis, keepdims)
+        return _mean('average', x, axis, keepdims)
     if not (isinstance(weights, Variable) or backend.is_array(weights)):
         raise type_check.fail('average', 'weights', 'None, a Variable or an ndarray',
                               type(weights).__name__)

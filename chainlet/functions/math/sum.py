@@ -15,7 +15,13 @@ def normalize_axis(func: str, axis: Axis, ndim: int) -> Optional[tuple]:
     """Return ``axis`` as a sorted tuple of non-negative ints (``None`` stays ``None``)."""
     if axis is None:
         return None
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if isinstance(axis, int):
+        axes: tuple = (axis,)
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(axis)
+    else:
+        raise TypeError(f'{func}: argument axis: expected None, an int or a tuple of ints, '
+                        f'got {axis!r}')
     out = []
     for a in axes:
         if not isinstance(a, int) or isinstance(a, bool):
@@ -89,8 +95,16 @@ def mean(x: Any, axis: Axis = None, keepdims: bool = False) -> Variable:
         >>> F.mean(np.array([1.0, 2.0, 6.0])).array
         array(3.)
     """
+    return _mean('mean', x, axis, keepdims)
+
+
+def _mean(func: str, x: Any, axis: Axis, keepdims: bool) -> Variable:
+    """``mean`` whose argument errors name ``func`` (``mean`` or ``average``)."""
     data = x.array if isinstance(x, Variable) else x
-    axes = normalize_axis('mean', axis, data.ndim)
+    if not backend.is_array(data):
+        raise type_check.fail(func, 'x', 'a Variable or an ndarray', type(x).__name__)
+    type_check.float_input(func, 'x', data)
+    axes = normalize_axis(func, axis, data.ndim)
     n = data.size
     if axes is not None:
         n = 1

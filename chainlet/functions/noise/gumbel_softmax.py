@@ -39,6 +39,9 @@ def gumbel_softmax(log_pi: Any, tau: Any = 0.1, axis: int = 1) -> Variable:
         ((1, 2), True)
     """
     data = as_array(log_pi)
+    if not backend.is_array(data):
+        raise type_check.fail('gumbel_softmax', 'log_pi', 'a Variable or an ndarray',
+                              type(log_pi).__name__)
     xp = backend.get_array_module(data)
     if data.ndim < 1:
         return Variable(xp.ones((), data.dtype))

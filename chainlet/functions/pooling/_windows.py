@@ -333,6 +333,8 @@ def unpooling_geometry(func: str, x: Any, ksize: Any, stride: Any, pad: Any, out
     ksize = as_tuple(func, 'ksize', ksize, 2, 1)
     stride = ksize if stride is None else as_tuple(func, 'stride', stride, 2, 1)
     pad = as_tuple(func, 'pad', pad, 2, 0)
+    if not hasattr(x, 'shape'):
+        raise type_check.fail(func, 'x', 'a Variable or an ndarray', type(x).__name__)
     shape = tuple(x.shape)
     if len(shape) != 4:
         raise type_check.fail(func, 'x', 'ndim 4', f'shape {shape}')

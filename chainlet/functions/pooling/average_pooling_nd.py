@@ -64,6 +64,8 @@ def _average_pooling(func: str, ndim: Optional[int], x: Any, ksize: IntOrTuple,
                      stride: Optional[IntOrTuple], pad: IntOrTuple,
                      pad_value: Optional[float]) -> Variable:
     if ndim is None:
+        if not hasattr(x, 'shape'):
+            raise type_check.fail(func, 'x', 'a Variable or an ndarray', type(x).__name__)
         x_ndim = len(x.shape)
         if x_ndim < 3:
             raise type_check.fail(func, 'x', 'ndim >= 3 (batch, channel, spatial axes)',

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+import numpy
+
+from chainlet import Variable, backend
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.engine.node import Node
@@ -51,6 +54,16 @@ class InputLayer(Layer):
 
     def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         return inputs
+
+    def _cast_input(self, x: Any) -> Any:
+        # As Keras's functional models: integer and boolean arrays (uint8 images, lists of
+        # ints) fed to a floating-point Input are converted to its dtype.
+        if isinstance(x, Variable) or backend.is_array(x):
+            if x.dtype.kind in 'biu' and numpy.dtype(self._dtype).kind == 'f':
+                # an integer Variable carries no gradient, so its array is converted
+                array = x.array if isinstance(x, Variable) else x
+                x = array.astype(self._dtype)
+        return super()._cast_input(x)
 
     def get_config(self) -> dict:
         return {'batch_shape': self._batch_shape, 'dtype': self._dtype, 'name': self.name}

@@ -114,6 +114,20 @@ class Model(Trainer, Layer):
         return self
 
     @property
+    def input(self) -> Any:
+        """A functional model's input tensor(s), in the structure given to ``Model(inputs=)``."""
+        if self._is_graph_network:
+            return self._nested_inputs
+        return Layer.input.fget(self)
+
+    @property
+    def output(self) -> Any:
+        """A functional model's output tensor(s), in the structure given to ``Model(outputs=)``."""
+        if self._is_graph_network:
+            return self._nested_outputs
+        return Layer.output.fget(self)
+
+    @property
     def input_shape(self) -> Any:
         shapes = [t.shape for t in self._graph('input_shape').inputs]
         return shapes[0] if len(shapes) == 1 else shapes

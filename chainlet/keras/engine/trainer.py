@@ -273,12 +273,13 @@ class Trainer:
         return x
 
     def _cast_input_array(self, i: int, a: Any) -> Any:
-        # Cast float inputs once per call rather than once per batch in every layer.
+        # Cast float (and, as Keras, integer and boolean) inputs to the Input's float dtype once
+        # per call rather than once per batch.
         inputs = self.__dict__.get('inputs')
         if not inputs or i >= len(inputs) or not hasattr(a, 'dtype'):
             return a
         want = numpy.dtype(inputs[i].dtype)
-        if a.dtype.kind == 'f' and want.kind == 'f' and a.dtype != want:
+        if a.dtype.kind in 'biuf' and want.kind == 'f' and a.dtype != want:
             return a.astype(want)
         return a
 
@@ -433,6 +434,12 @@ class Trainer:
                       cache: Optional[_TrainCache]) -> tuple:
         total = None
         per_output = []
+        if ys is None:
+            if any(fn is not None for fn in spec.losses):
+                raise ValueError(f'Model "{self.name}" was compiled with a loss, but no targets '
+                                 f'were given: pass y (or (x, y) batches), or compile without '
+                                 f'loss= to train on the losses added with add_loss only')
+            ys = [None] * len(spec.losses)
         for i, loss_fn in enumerate(spec.losses):
             if loss_fn is None or ys[i] is None:
                 per_output.append(None)
@@ -471,7 +478,7 @@ class Trainer:
             d['_output_loss_totals'] = [t if v is None else t + v.array
                                         for t, v in zip(totals, per_output)]
         for i, _, metric, weighted in spec.metrics:
-            if ys[i] is None:
+            if ys is None or ys[i] is None:
                 continue
             sw = sws[i] if (weighted and sws is not None) else None
             metric.update_state(ys[i], outs[i].array, sw)
@@ -586,6 +593,8 @@ class Trainer:
         if not isinstance(validation_split, (int, float)) or not 0 <= validation_split < 1:
             raise ValueError(f'fit: validation_split must be a number in [0, 1), got '
                              f'{validation_split!r}')
+        if isinstance(validation_data, list):  # Keras reads a list as (x, y[, sample_weight])
+            validation_data = tuple(validation_data)
         plan = None
         if communicator is not None:
             from chainlet.distributed.keras_support import prepare_fit
@@ -738,8 +747,6 @@ class Trainer:
                                                              self.xp, steps)):
             if begin:
                 cbs.call('on_test_batch_begin', step, {})
-            if bys is None:
-                raise ValueError('evaluate: targets (y) are required')
             self.test_step(bx, bys, bsws)
             if end:
                 cbs.call('on_test_batch_end', step, self._logs())
@@ -780,11 +787,14 @@ class Trainer:
         cbs = callbacks_mod.CallbackList(callbacks, model=self, verbose=_verbose(verbose),
                                          epochs=1, steps=steps)
         cbs.call('on_predict_begin', {})
+        begin = cbs.has_batch_hooks('on_predict_batch_begin')
         end = cbs.has_batch_hooks('on_predict_batch_end')
         chunks: list = []
         template = None
         for step, (bx, _, _) in enumerate(self._iterate(source, batch_size, False, self.xp,
                                                         steps)):
+            if begin:
+                cbs.call('on_predict_batch_begin', step, {})
             out = self.predict_step(bx)
             template = out
             chunks.append([backend.to_cpu(a) for a in flatten(out)])
@@ -804,8 +814,10 @@ class Trainer:
         :meth:`evaluate`. The metrics are those of this batch alone."""
         self._require_compiled('training')
         data = _Data(self, x, y, sample_weight, 'train_on_batch')
-        if class_weight is not None:
-            data.sws = self._class_sample_weights(class_weight, data.ys)
+        if class_weight is not None:  # combined with sample_weight as in fit
+            weights = self._class_sample_weights(class_weight, data.ys)
+            data.sws = weights if data.sws is None else \
+                [s * c for s, c in zip(data.sws, weights)]
         bx, bys, bsws = data._take(slice(None), self.xp)
         self.reset_metrics()
         self.train_step(bx, bys, bsws)

@@ -26,3 +26,5 @@ from chainlet.keras.layers.merging import (  # noqa: F401
     Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract, add, average,
     concatenate, dot, maximum, minimum, multiply, subtract)
 from chainlet.keras.layers.link_layer import LinkLayer  # noqa: F401,E402
+from chainlet.keras.layers.activation_layers import (  # noqa: F401
+    ELU, LeakyReLU, PReLU, ReLU, Rescaling, Softmax)

@@ -64,7 +64,8 @@ class StandardUpdater(Updater):
 
     Args:
         iterator: The dataset iterator, or a dict of iterators with a ``'main'`` entry.
-        optimizer: The optimizer, or a dict of optimizers with a ``'main'`` entry.
+        optimizer: The optimizer, or a dict of optimizers (the default :meth:`update_core`
+            uses the ``'main'`` one).
         converter: ``converter(batch, device)`` turning a list of examples into arrays.
         device: Device to send the targets of the optimizers and the input arrays to
             (``None`` keeps everything where it is).
@@ -87,10 +88,11 @@ class StandardUpdater(Updater):
                  accumulate: int = 1, input_device: Any = None) -> None:
         iterators = iterator if isinstance(iterator, dict) else {'main': iterator}
         optimizers = optimizer if isinstance(optimizer, dict) else {'main': optimizer}
-        for what, d in (('iterator', iterators), ('optimizer', optimizers)):
-            if 'main' not in d:
-                raise ValueError(f"StandardUpdater: argument {what}: a dict of {what}s needs a "
-                                 f"'main' entry, got keys {sorted(d)}")
+        # Only the iterator needs a 'main' entry (the epoch counters read it); a dict of
+        # optimizers may use any names, as in a GAN updater that overrides update_core.
+        if 'main' not in iterators:
+            raise ValueError(f"StandardUpdater: argument iterator: a dict of iterators needs a "
+                             f"'main' entry, got keys {sorted(iterators)}")
         for name, opt in optimizers.items():
             if getattr(opt, 'target', None) is None:
                 raise RuntimeError(f'StandardUpdater: optimizer {name!r} has no target; call '
@@ -183,7 +185,7 @@ class StandardUpdater(Updater):
     def update_core(self) -> None:
         """One update without touching :attr:`iteration` (override to customize)."""
         iterator = self._iterators['main']
-        optimizer = self._optimizers['main']
+        optimizer = self.get_optimizer('main')
         loss_func = self.loss_func or optimizer.target
         if self.accumulate == 1 and self.loss_scale is None:
             in_arrays = self.converter(iterator.next(), self.input_device)

@@ -54,3 +54,14 @@ def test_cast_same_dtype_returns_input():
     x = chainlet.Variable(np.zeros(2, np.float32))
     assert F.cast(x, np.float32) is x
     assert F.cast(x, 'float64').dtype == np.float64
+
+
+def test_cast_integer_input_gets_no_gradient():
+    # Chainer 7: Cast.backward returns None when the input dtype is not a float.
+    xi = chainlet.Variable(np.arange(3, dtype=np.int32))
+    F.cast(xi, np.float32).sum().backward()
+    assert xi.grad is None
+    # A float -> int -> float round trip is not differentiable either.
+    x = chainlet.Variable(np.array([1.5, -2.0], np.float32))
+    F.cast(F.cast(x, np.int32), np.float32).sum().backward()
+    assert x.grad is None

@@ -89,6 +89,15 @@ def test_output_is_float32_for_float32_inputs():
      ValueError, 'linear: argument n_batch_axes: expected a value >= 1, got 0'),
     ((np.ones((2, 3), np.float32), np.ones((4, 3), np.float32)), {'n_batch_axes': 1.0},
      TypeError, 'linear: argument n_batch_axes: expected an int'),
+    # Multi-axis x: the message shows the shape given, not the internally flattened one.
+    ((np.ones((2, 3, 2, 2), np.float32), np.ones((4, 10), np.float32)), {}, TypeError,
+     r'linear: argument W: expected shape \(\*, 12\) to match x of shape \(2, 3, 2, 2\) '
+     r'with n_batch_axes=1, got \(4, 10\)'),
+    ((np.ones((2, 3, 5), np.float32), np.ones((4, 15), np.float32)), {'n_batch_axes': 2},
+     TypeError, r'expected shape \(\*, 5\) to match x of shape \(2, 3, 5\) with '
+     r'n_batch_axes=2, got \(4, 15\)'),
+    (([[1.0, 2.0]], np.ones((4, 2), np.float32)), {}, TypeError,
+     'linear: argument x: expected a Variable or an ndarray, got list'),
 ])
 def test_errors(args, kw, err, match):
     with pytest.raises(err, match=match):

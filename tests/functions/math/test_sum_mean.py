@@ -78,6 +78,25 @@ def test_bad_axis(func):
         func(np.ones((2, 3)), axis=(1.0,))
 
 
+@pytest.mark.parametrize('func', [F.sum, F.mean, F.prod, F.average, F.normalize])
+@pytest.mark.parametrize('axis', [1.0, np.int64(1), '1'])
+def test_axis_of_wrong_kind_names_function_and_argument(func, axis):
+    # Not a bare "'float' object is not iterable" from tuple(axis).
+    with pytest.raises(TypeError, match=f'{func.__name__}: argument axis: expected None, an '
+                                        'int or a tuple of ints, got '):
+        func(np.ones((2, 3)), axis=axis)
+
+
 def test_sum_rejects_integers():
     with pytest.raises(TypeError, match='sum: argument x'):
         F.sum(np.arange(3))
+
+
+@pytest.mark.parametrize('func', [F.mean, F.average])
+def test_mean_and_average_errors_name_themselves(func):
+    name = func.__name__
+    with pytest.raises(TypeError, match=f'{name}: argument x: expected a floating-point'):
+        func(np.arange(3))
+    with pytest.raises(TypeError, match=f'{name}: argument x: expected a Variable or an '
+                                        'ndarray, got list'):
+        func([1.0, 2.0])
