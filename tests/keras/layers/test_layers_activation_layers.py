@@ -44,7 +44,7 @@ def test_prelu_learns_its_slope_per_feature():
     gradient_check.check_backward(layer, x, gy, params=layer.trainable_weights)
     shared = layers.PReLU(shared_axes=[1])  # one slope per feature, shared over time
     shared(np.zeros((2, 3, 5), np.float32))
-    assert shared.alpha.shape == (1, 1, 5)
+    assert shared.alpha.shape == (1, 5)
 
 
 def test_in_a_model_with_config_round_trip():
