@@ -84,21 +84,22 @@ def check_same_array_module(function_name: str, arrays: tuple | list) -> ModuleT
     """
     kinds: dict[str, int] = {}
     for i, a in enumerate(arrays):
-        if a is not None:
-            kinds.setdefault(array_type_name(a), i)
+        if a is None:
+            raise TypeError(f'{function_name}: input {i} has no data (None); an uninitialized '
+                            f'Parameter gets its data from its initializer once its shape is '
+                            f'known')
+        if not is_array(a):  # a scalar or a list where an array belongs: not a device problem
+            hint = ' (wrap scalars with numpy.asarray(value, dtype))' \
+                if isinstance(a, (int, float, complex, numpy.generic)) else ''
+            raise TypeError(f'{function_name}: input {i} must be a Variable or an ndarray, '
+                            f'got {type(a).__name__}{hint}')
+        kinds.setdefault(array_type_name(a), i)
     if len(kinds) > 1:
         (n1, i1), (n2, i2) = list(kinds.items())[:2]
         raise TypeError(
             f'{function_name}: all inputs must be on the same device and array module; '
             f'input {i1} is {n1} but input {i2} is {n2} (move them with to_cpu()/to_gpu())')
-    xp = get_array_module(*arrays)
-    if xp is numpy:
-        bad = [(i, a) for i, a in enumerate(arrays) if not isinstance(a, numpy.ndarray)]
-        if bad:
-            i, a = bad[0]
-            raise TypeError(f'{function_name}: input {i} must be an ndarray, '
-                            f'got {type(a).__name__}')
-    return xp
+    return get_array_module(*arrays)
 
 
 def check_same_device(function_name: str, arrays: tuple | list) -> Any:

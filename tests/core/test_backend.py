@@ -77,7 +77,7 @@ def test_parse_device_spec_rejects(spec):
 
 
 def test_non_array_input_rejected():
-    with pytest.raises(TypeError, match='input 0 must be an ndarray, got list'):
+    with pytest.raises(TypeError, match='input 0 must be a Variable or an ndarray, got list'):
         F.tanh([1.0, 2.0])
 
 
@@ -100,3 +100,12 @@ def test_chainer_cuda_module_names(monkeypatch):
 def test_chainer_config_keys_exist():
     assert chainlet.config.use_cudnn == 'auto'
     assert chainlet.config.cudnn_deterministic is False
+
+
+def test_scalar_and_none_inputs_get_clear_errors():
+    with pytest.raises(TypeError, match=r'Maximum: input 1 must be a Variable or an ndarray, '
+                                        r'got float \(wrap scalars'):
+        F.maximum(np.ones(2), 0.0)
+    p = chainlet.Parameter()
+    with pytest.raises(TypeError, match='Tanh: input 0 has no data'):
+        F.tanh(p)
