@@ -134,3 +134,17 @@ def test_flake8_clean():
     result = subprocess.run([sys.executable, '-m', 'flake8', 'chainlet', 'tests', 'examples',
                              'benchmarks', 'tools'], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_documentation_links_resolve():
+    """Every relative link in the README and docs/ points to an existing file."""
+    pages = [ROOT / 'README.md'] + sorted((ROOT / 'docs').rglob('*.md'))
+    broken = []
+    for page in pages:
+        for target in re.findall(r'\]\(([^)\s]+)\)', page.read_text(encoding='utf-8')):
+            if target.startswith(('http://', 'https://', 'mailto:', '#')):
+                continue
+            path = (page.parent / target.split('#')[0]).resolve()
+            if not path.exists():
+                broken.append(f'{page.relative_to(ROOT)} -> {target}')
+    assert not broken, broken
