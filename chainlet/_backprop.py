@@ -64,6 +64,13 @@ def _bad_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any) -> Ex
                      f'expected {node.dtype} (the dtype of the input)')
 
 
+def _grads_as_tuple(func: _fn.FunctionNode, gxs: Any) -> tuple:
+    if isinstance(gxs, list):
+        return tuple(gxs)
+    raise TypeError(f'{func.label}.backward must return a tuple of gradients (Variables, arrays '
+                    f'or None), got {type(gxs).__name__}')
+
+
 def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
          double: bool, retain_grad: bool, targets: Optional[dict] = None) -> dict:
     """Propagate ``output_grads`` back through the graph.
@@ -163,6 +170,8 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
             else:
                 gxs = _on_device_of(gys, func.backward, indexes, gys)
 
+            if type(gxs) is not tuple:
+                gxs = _grads_as_tuple(func, gxs)
             if len(gxs) != len(indexes):
                 n_in = len(in_nodes)
                 if len(gxs) != n_in:
@@ -217,6 +226,12 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
     return grads
 
 
+def _may_share(a: Any, b: Any) -> bool:
+    """Whether two arrays may overlap in memory (a cheap bounds test, no false negatives)."""
+    xp = backend.get_array_module(a)
+    return bool(xp.may_share_memory(a, b))
+
+
 def _writable(a: Any) -> bool:
     flags = getattr(a, 'flags', None)
     return flags is None or getattr(flags, 'writeable', True)
@@ -242,16 +257,20 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
         return
     gy = var._grad_var
     if gy is None:
+        # As in Chainer: the initial gradient (times loss_scale) is stored on the output and
+        # stays there after backward; a gradient set by the user is used as it is.
         gy = _initial_grad(var, 'backward')
+        if loss_scale is not None:
+            with _config.using_config('enable_backprop', enable_double_backprop):
+                gy = gy * loss_scale
         var._grad_var = gy
-    if loss_scale is not None:
-        with _config.using_config('enable_backprop', enable_double_backprop):
-            gy = gy * loss_scale
     leaves = _run((node,), (gy,), enable_double_backprop, retain_grad)
-    # A backward may hand the same gradient Variable to several inputs (add does) or a read-only
-    # broadcast view (sum does); leaves get their own writable arrays so that an in-place update
-    # of one .grad (optimizer hooks do this) neither fails nor changes another.
+    # A backward may hand the same gradient Variable to several inputs (add does), a read-only
+    # broadcast view (sum does), or a view of the output's own gradient (reshape, transpose do);
+    # leaves get their own writable arrays so that an in-place update of one .grad (optimizer
+    # hooks do this) neither fails nor changes another.
     given = {id(gy)}
+    out_data = gy._data
     with _config.using_config('enable_backprop', enable_double_backprop):
         for node, lst in leaves.items():
             if node.creator_node is not None:
@@ -262,7 +281,7 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
             g = _sum_grads(lst)
             if v._grad_var is not None:
                 g = v._grad_var + g
-            elif id(g) in given or not _writable(g._data):
+            elif id(g) in given or not _writable(g._data) or _may_share(g._data, out_data):
                 g = g * 1
             given.add(id(g))
             v._grad_var = g

@@ -338,6 +338,9 @@ class FunctionNode:
         Override it when adding in place is cheaper than a separate sum.
         """
         gxs = self.backward(target_input_indexes, grad_outputs)
+        if not isinstance(gxs, (tuple, list)):
+            raise TypeError(f'{self.label}.backward must return a tuple of gradients (Variables, '
+                            f'arrays or None), got {type(gxs).__name__}')
         if len(gxs) == len(self.inputs) != len(target_input_indexes):
             gxs = tuple(gxs[i] for i in target_input_indexes)
         ret = []

@@ -106,7 +106,7 @@ def _check_smooth(v: dict, eps: float, atol: float, rtol: float, where: Any) -> 
             f'right derivative {right:.6g}')
 
 
-def _random_direction(arrays: Sequence[Any], rng: numpy.random.Generator) -> list:
+def _random_direction(arrays: Sequence[Any], rng: Any) -> list:
     dirs = [rng.standard_normal(a.shape) for a in arrays]
     norm = numpy.sqrt(sum(float((d * d).sum()) for d in dirs))
     if norm == 0:
@@ -124,10 +124,10 @@ def _outputs_tuple(ys: Any, what: str) -> tuple:
 
 
 def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
-                   params: Sequence[Variable] = (), eps: float = 1e-3, atol: float = 1e-5,
-                   rtol: float = 1e-4, no_grads: Optional[Sequence[bool]] = None,
-                   dtype: Any = numpy.float64, detect_nondifferentiable: bool = False,
-                   seed: Optional[int] = None) -> None:
+                   params: Variable | Sequence[Variable] = (), eps: float = 1e-3,
+                   atol: float = 1e-5, rtol: float = 1e-4,
+                   no_grads: Optional[Sequence[bool]] = None, dtype: Any = numpy.float64,
+                   detect_nondifferentiable: bool = False, seed: Optional[int] = None) -> None:
     """Check the backward of ``func`` against central differences along a random direction.
 
     Args:
@@ -135,21 +135,23 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
             or a tuple of Variables.
         x_data: Input array or tuple of arrays. Non-float inputs get no gradient check.
         y_grad: Output gradient array or tuple (``None`` for one size-1 output: ones).
-        params: Variables used inside ``func`` (e.g. link parameters) whose gradients are also
-            checked.
+        params: A Variable or a sequence of Variables used inside ``func`` (e.g. link
+            parameters) whose gradients are also checked.
         eps: Finite-difference step.
         atol, rtol: Tolerances of the directional derivative comparison.
         no_grads: Per input, ``True`` to skip its gradient (must come back ``None``).
         dtype: Dtype of the numerical evaluation (float64 by default); ``None`` keeps the
             inputs' dtypes.
         detect_nondifferentiable: Raise :class:`NondifferentiableError` at kinks.
-        seed: Seed of the random direction.
+        seed: Seed (or ``numpy.random.Generator``) of the random direction; ``None`` draws it
+            from NumPy's global random state, so ``numpy.random.seed`` makes the check
+            reproducible.
 
     Raises:
         AssertionError: The analytic and numerical directional derivatives differ.
     """
     xs_data = _as_tuple(x_data)
-    params = tuple(params)
+    params = _as_tuple(params)  # one Variable or a sequence of them, as in Chainer
     if no_grads is None:
         no_grads = [x.dtype.kind != 'f' for x in xs_data]
     elif len(no_grads) != len(xs_data):
@@ -188,7 +190,9 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
         if ng and x.grad is not None:
             raise AssertionError('check_backward: an input marked in no_grads received a grad')
 
-    rng = numpy.random.default_rng(seed)
+    # Without a seed the direction comes from NumPy's global random state (as in Chainer), so a
+    # test that seeds numpy.random is reproducible; a private generator made runs random.
+    rng = numpy.random if seed is None else numpy.random.default_rng(seed)
     target_arrays = [t.array for t in targets]
     if not target_arrays or all(a.size == 0 for a in target_arrays):
         return
@@ -244,7 +248,7 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
 
 
 def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
-                          x_grad_grad: Any, params: Sequence[Variable] = (),
+                          x_grad_grad: Any, params: Variable | Sequence[Variable] = (),
                           params_grad_grad: Any = (), eps: float = 1e-3, atol: float = 1e-4,
                           rtol: float = 1e-3, no_grads: Optional[Sequence[bool]] = None,
                           dtype: Any = numpy.float64, detect_nondifferentiable: bool = False,
@@ -263,7 +267,7 @@ def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
     """
     xs_data = _as_tuple(x_data)
     gys_data = _as_tuple(y_grad)
-    params = tuple(params)
+    params = _as_tuple(params)  # one Variable or a sequence of them, as in Chainer
     n_x = len(xs_data)
     if no_grads is None:
         no_grads = [x.dtype.kind != 'f' for x in xs_data]

@@ -303,18 +303,18 @@ class Variable:
         self._check_grad(g)
         self._grad_var = Variable(g, requires_grad=False)
 
-    def _check_grad(self, g: Any) -> None:
+    def _check_grad(self, g: Any, what: str = 'Variable.grad') -> None:
         data = self._data
         if data is None:
             return
         if g.shape != data.shape:
-            raise ValueError(f'Variable.grad: expected shape {data.shape} (the shape of the '
+            raise ValueError(f'{what}: expected shape {data.shape} (the shape of the '
                              f'data), got {g.shape}')
         if g.dtype != data.dtype:
-            raise TypeError(f'Variable.grad: expected dtype {data.dtype} (the dtype of the data), '
+            raise TypeError(f'{what}: expected dtype {data.dtype} (the dtype of the data), '
                             f'got {g.dtype}')
         if type(g) is not type(data) and not isinstance(g, type(data)):
-            raise TypeError(f'Variable.grad: expected {backend.array_type_name(data)} like the '
+            raise TypeError(f'{what}: expected {backend.array_type_name(data)} like the '
                             f'data, got {backend.array_type_name(g)}')
 
     def cleargrad(self) -> None:
@@ -333,13 +333,15 @@ class Variable:
         """Compute gradients of this variable with respect to every leaf of its graph.
 
         Gradients accumulate into the ``grad`` of leaves that require them. A variable with one
-        element gets an initial gradient of one when ``grad`` is unset; larger ones need ``grad``.
+        element gets an initial gradient of one when ``grad`` is unset (stored in its ``grad``,
+        as in Chainer); larger ones need ``grad`` set first.
 
         Args:
             retain_grad: Keep the gradients of intermediate variables (still referenced by you).
             enable_double_backprop: Build a graph of the backward computation, so the gradients
                 can be differentiated again.
-            loss_scale: If given, the initial gradient is multiplied by it (loss scaling).
+            loss_scale: If given, the initial gradient that this call creates is multiplied by it
+                (loss scaling); a ``grad`` you set yourself is used as it is.
         """
         from chainlet import _backprop
         _backprop.backward_from(self, retain_grad, enable_double_backprop, loss_scale)
@@ -413,26 +415,83 @@ class Variable:
         return self._data.item()
 
     def copydata(self, var: 'Variable') -> None:
-        """Copy the array of ``var`` into this variable's array in place."""
-        backend.copyto(self._data, var._data if isinstance(var, Variable) else var)
+        """Copy the array of ``var`` into this variable's array in place.
+
+        As in Chainer, an uninitialized side is initialized first: this variable takes a copy of
+        the source's array (a :class:`~chainlet.Parameter` runs its initializer, then copies),
+        and an uninitialized source parameter is initialized with this variable's shape.
+        """
+        src = var._data if isinstance(var, Variable) else var
+        dst = self._data
+        if src is None:
+            if dst is None:
+                return
+            if not hasattr(var, 'initialize'):
+                raise ValueError('Variable.copydata: the source variable has no data')
+            var.initialize(dst.shape)
+            src = var._data
+        elif dst is None:
+            if not hasattr(self, 'initialize'):
+                self.array = src.copy()
+                return
+            self.initialize(src.shape)
+            dst = self._data
+        backend.copyto(dst, src)
 
     def addgrad(self, var: 'Variable') -> None:
-        """Add ``var``'s gradient to this variable's gradient (allocating if unset)."""
+        """Add ``var``'s gradient to this variable's gradient (allocating if unset).
+
+        The gradients must have the same shape and dtype (no broadcasting), as in Chainer.
+        """
         src = var.grad
         if src is None:
             return
-        src = backend.to_cpu(src) if isinstance(self._data, numpy.ndarray) else src
+        dst = self._data
+        if isinstance(dst, numpy.ndarray):
+            src = backend.to_cpu(src)
+        elif dst is not None and (not backend.is_cupy_array(src) or src.device != dst.device):
+            src = backend.to_gpu(src, dst.device.id)  # across the host or another GPU
+        self._check_grad(src, 'Variable.addgrad')
         if self._grad_var is None:
-            self.grad = src.copy()
+            self._grad_var = Variable(src.copy(), requires_grad=False)
         else:
             self._grad_var._data += src
 
     def __repr__(self) -> str:
+        # As in Chainer, the name follows the prefix: ``variable x([1., 2.])``.
+        prefix = f'variable {self.name}' if self.name else 'variable'
         if self._data is None:
-            return 'variable(None)'
+            return prefix + '(None)'
         body = repr(self._data)
-        body = body[body.index('('):] if '(' in body else f'({body})'
-        return 'variable' + body
+        if '(' not in body:
+            return f'{prefix}({body})'
+        head = body.index('(')
+        # Re-indent continuation lines under the new, longer prefix.
+        body = body[head:].replace('\n' + ' ' * (head + 1), '\n' + ' ' * (len(prefix) + 1))
+        return prefix + body
+
+    def summary(self) -> str:
+        """``<variable NAME>``, or ``<variable at 0x...>`` for an unnamed variable (Chainer)."""
+        if self.name:
+            return f'<variable {self.name}>'
+        return f'<variable at 0x{id(self):x}>'
+
+    def debug_print(self) -> str:
+        """Multi-line description: summary, device, shape, dtype, statistics and gradient."""
+        data = self._data
+        if data is None:
+            return f'{self.summary()}\n- device: {self.device}\n- data: None'
+        xp = backend.get_array_module(data)
+
+        def stats(a: Any) -> str:
+            if a.size == 0:
+                return 'empty'
+            return f'mean={float(xp.mean(a)):.8f}, std={float(xp.std(a)):.8f}'
+        g = self.grad
+        grad = None if g is None else 0 if not bool(xp.any(g)) else stats(g)
+        return (f'{self.summary()}\n- device: {self.device}\n- backend: {type(data)}\n'
+                f'- shape: {data.shape}\n- dtype: {data.dtype}\n- statistics: {stats(data)}\n'
+                f'- grad: {grad}')
 
     def __str__(self) -> str:
         return str(self._data)

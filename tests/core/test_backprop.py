@@ -331,3 +331,47 @@ def test_gradients_without_double_backprop_carry_no_graph():
     y = F.tanh(x) * x
     gx, = chainlet.grad([y], [x])
     assert gx.creator is None
+
+
+def test_output_keeps_its_grad_and_leaf_views_of_it_are_not_shared():
+    # As in Chainer, y.grad stays after backward. A leaf gradient that is a view of it (here
+    # through reshape) must be its own array, or an in-place update of x.grad would change
+    # y.grad and the next backward.
+    x = Variable(np.zeros((2, 3), np.float32))
+    y = x.reshape(6)
+    y.grad = np.ones(6, np.float32)
+    y.backward()
+    np.testing.assert_array_equal(y.grad, np.ones(6))
+    assert not np.may_share_memory(x.grad, y.grad)
+    x.grad += 1.0
+    np.testing.assert_array_equal(y.grad, np.ones(6))
+    y.backward()
+    np.testing.assert_array_equal(x.grad, np.full((2, 3), 3.0))
+    # The initial gradient Chainer creates is scaled by loss_scale and kept on the output.
+    s = F.sum(x * 2.0)
+    s.backward(loss_scale=4.0)
+    np.testing.assert_array_equal(s.grad, 4.0)
+    np.testing.assert_array_equal(x.grad, np.full((2, 3), 11.0))
+
+
+@pytest.mark.parametrize('accumulate', [False, True])
+def test_backward_returning_a_bare_variable_or_none_is_reported_with_the_node_name(accumulate):
+    # A single Variable used to be iterated element by element (a misleading shape error) and
+    # None raised a bare "object of type 'NoneType' has no len()".
+    for result in ('variable', None):
+        class Bare(FunctionNode):
+            def forward(self, inputs):
+                return inputs[0] * inputs[1],
+
+            def backward(self, indexes, grad_outputs):
+                return grad_outputs[0] if result else None
+
+        if accumulate:
+            Bare.backward_accumulate = lambda self, i, gy, gx: FunctionNode.backward_accumulate(
+                self, i, gy, gx)
+            Bare._has_backward_accumulate = True
+        y, = Bare().apply((v(1.0, 2.0), v(3.0, 4.0)))
+        kind = 'Variable' if result else 'NoneType'
+        with pytest.raises(TypeError, match=f'Bare.backward must return a tuple of gradients '
+                                            rf'\(Variables, arrays or None\), got {kind}'):
+            F.sum(y).backward()

@@ -117,4 +117,4 @@ def test_intermediate_gradients_are_freed_during_backward():
     gc.collect()
     # Every gradient handed to a backward is gone afterwards, except the output's own .grad.
     alive = [r() for r in freed if r() is not None]
-    assert alive == [y.grad_var]
+    assert alive == [y.grad_var]  # the output keeps its own gradient, as in Chainer

@@ -172,6 +172,20 @@ def test_repr_and_str():
     assert repr(Variable()) == 'variable(None)'
 
 
+def test_repr_shows_the_name_and_summary_as_in_chainer():
+    x = Variable(np.arange(4.0).reshape(2, 2), name='W')
+    assert repr(x) == 'variable W([[0., 1.],\n            [2., 3.]])'
+    assert repr(Variable(np.arange(4.0).reshape(2, 2))) == \
+        'variable([[0., 1.],\n          [2., 3.]])'
+    assert repr(Variable(name='h')) == 'variable h(None)'
+    assert x.summary() == '<variable W>'
+    assert Variable().summary().startswith('<variable at 0x')
+    x.grad = np.ones((2, 2))
+    text = x.debug_print()
+    assert text.startswith('<variable W>\n- device: @numpy') and '- shape: (2, 2)' in text
+    assert '- grad: mean=1.00000000, std=0.00000000' in text
+
+
 def test_unchain_and_unchain_backward():
     x = Variable(f32(1, 2))
     h = F.tanh(x)
@@ -220,3 +234,35 @@ def test_as_variable_and_as_array():
     assert v.array is a and not v.requires_grad
     assert chainlet.as_variable(v) is v
     assert chainlet.as_array(v) is a and chainlet.as_array(a) is a
+
+
+def test_addgrad_rejects_mismatched_gradients_instead_of_broadcasting():
+    # ``+=`` used to broadcast a (1,) gradient over (3,) and cast float64 into float32 silently.
+    x = Variable(f32(0, 0, 0))
+    x.grad = f32(1, 1, 1)
+    one = Variable(f32(0))
+    one.grad = f32(5)
+    with pytest.raises(ValueError, match=r'Variable.addgrad: expected shape \(3,\)'):
+        x.addgrad(one)
+    wide = Variable(np.zeros(3))
+    wide.grad = np.ones(3)
+    with pytest.raises(TypeError, match='Variable.addgrad: expected dtype float32'):
+        x.addgrad(wide)
+    np.testing.assert_array_equal(x.grad, [1, 1, 1])
+
+
+def test_copydata_initializes_an_empty_destination():
+    # copydata into Variable(None) (or a lazy Parameter) used to fail with a CuPy error.
+    src = Variable(f32(1, 2))
+    dst = Variable()
+    dst.copydata(src)
+    np.testing.assert_array_equal(dst.array, [1, 2])
+    assert dst.array is not src.array and dst.shape == (2,)
+    p = chainlet.Parameter()
+    p.copydata(src)
+    np.testing.assert_array_equal(p.array, [1, 2])
+    q = chainlet.Parameter(0.0)
+    dst.copydata(q)  # an uninitialized source parameter is initialized with dst's shape
+    np.testing.assert_array_equal(dst.array, [0, 0])
+    with pytest.raises(ValueError, match='the source variable has no data'):
+        dst.copydata(Variable())
