@@ -21,7 +21,9 @@ from chainlet.optimizers.adam import (AdaBound, Adam, AdamRule, AdamW, AMSBound,
 from chainlet.optimizers.corrected_momentum_sgd import (  # noqa: F401
     CorrectedMomentumSGD, CorrectedMomentumSGDRule)
 from chainlet.optimizers.momentum_sgd import MomentumSGD, MomentumSGDRule  # noqa: F401
+from chainlet.optimizers.msvag import MSVAG, MSVAGRule  # noqa: F401
 from chainlet.optimizers.nesterov_ag import NesterovAG, NesterovAGRule  # noqa: F401
 from chainlet.optimizers.rmsprop import RMSprop, RMSpropRule  # noqa: F401
 from chainlet.optimizers.rmsprop_graves import RMSpropGraves, RMSpropGravesRule  # noqa: F401
 from chainlet.optimizers.sgd import SGD, SGDRule  # noqa: F401
+from chainlet.optimizers.smorms3 import SMORMS3, SMORMS3Rule  # noqa: F401

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy
 
 from chainlet import backend, optimizer
-from chainlet.optimizers._util import check_eps
+from chainlet.optimizers._util import check_eps, update_moments
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.alpha = 0.001
@@ -42,14 +42,7 @@ def _update(xp: Any, rule: 'AdamRule', param: Any) -> None:
     grad, data = param.grad, param.array
     check_eps('Adam', eps, data.dtype)
     m, v = state['m'], state['v']
-    # m += (1 - beta1) (g - m);  v += (1 - beta2) (g^2 - v)  -- one scratch array in all
-    tmp = xp.subtract(grad, m)
-    tmp *= 1.0 - beta1
-    m += tmp
-    xp.multiply(grad, grad, out=tmp)
-    tmp -= v
-    tmp *= 1.0 - beta2
-    v += tmp
+    tmp = update_moments(xp, grad, m, v, beta1, beta2)  # one scratch array in all
     if hp.amsgrad:
         vhat = state['vhat']
         xp.maximum(vhat, v, out=vhat)
