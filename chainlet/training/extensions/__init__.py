@@ -19,6 +19,7 @@ from chainlet.training.extensions.micro_average import MicroAverage  # noqa: F40
 from chainlet.training.extensions.more_shifts import InverseShift  # noqa: F401
 from chainlet.training.extensions.more_shifts import MultistepShift  # noqa: F401
 from chainlet.training.extensions.more_shifts import PolynomialShift  # noqa: F401
+from chainlet.training.extensions.parameter_statistics import ParameterStatistics  # noqa
 from chainlet.training.extensions.plot_report import PlotReport  # noqa: F401
 from chainlet.training.extensions.print_report import PrintReport  # noqa: F401
 from chainlet.training.extensions.progress_bar import ProgressBar  # noqa: F401
