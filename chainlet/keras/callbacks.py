@@ -522,6 +522,10 @@ class CSVLogger(Callback):
 class LearningRateScheduler(Callback):
     """Set the learning rate at the start of each epoch to ``schedule(epoch, lr)``.
 
+    As in Keras, an optimizer created with a ``LearningRateSchedule`` as its learning rate
+    cannot take a rate from this callback: training then stops with a ``TypeError`` at the
+    first epoch. Use one or the other.
+
     Args:
         schedule: ``schedule(epoch, lr) -> new_lr`` (or ``schedule(epoch)``).
         verbose: Print the new rate.
@@ -543,7 +547,7 @@ class LearningRateScheduler(Callback):
         if not math.isfinite(new):
             raise ValueError(f'LearningRateScheduler: the schedule returned {new!r} for epoch '
                              f'{epoch}; expected a finite float')
-        opt.learning_rate = new
+        _set_learning_rate(opt, new, 'LearningRateScheduler')
         if self.verbose:
             print(f'\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to '
                   f'{new}.')
@@ -552,6 +556,13 @@ class LearningRateScheduler(Callback):
         if logs is not None:
             logs['learning_rate'] = _optimizer_of(self.model, 'LearningRateScheduler') \
                 .learning_rate
+
+
+def _set_learning_rate(opt: Any, value: float, where: str) -> None:
+    try:
+        opt.learning_rate = value
+    except TypeError as e:  # a LearningRateSchedule owns the rate
+        raise TypeError(f'{where}: cannot set the learning rate: {e}') from e
 
 
 def _optimizer_of(model: Any, where: str) -> Any:
@@ -630,7 +641,7 @@ class ReduceLROnPlateau(Callback):
             old = opt.learning_rate
             if old > self.min_lr:
                 new = max(old * self.factor, self.min_lr)
-                opt.learning_rate = new
+                _set_learning_rate(opt, new, 'ReduceLROnPlateau')
                 logs['learning_rate'] = new
                 if self.verbose:
                     print(f'\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to '

@@ -7,6 +7,10 @@ Keras's update rule differs from Chainer's (RMSprop and Adagrad put ``epsilon`` 
 square root, Adagrad starts its accumulator at 0.1, Keras's Nesterov momentum) a small subclass
 of the chainlet rule implements Keras's formula.
 
+``learning_rate`` may be a float, a :mod:`~chainlet.keras.schedules` schedule
+(``optimizers.schedules.ExponentialDecay(...)``, evaluated at :attr:`Optimizer.iterations`
+before every update) or any callable ``schedule(iterations) -> float``.
+
 Keras defaults: ``SGD(learning_rate=0.01, momentum=0.0, nesterov=False)``,
 ``RMSprop(0.001, rho=0.9, epsilon=1e-7)``, ``Adam(0.001, beta_1=0.9, beta_2=0.999,
 epsilon=1e-7)``, ``AdamW(0.001, weight_decay=0.004)``, ``Adagrad(0.001,
@@ -20,6 +24,10 @@ Example:
     >>> opt.learning_rate = 0.01
     >>> opt.chainlet_optimizer.alpha
     0.01
+    >>> sgd = optimizers.SGD(learning_rate=optimizers.schedules.PiecewiseConstantDecay(
+    ...     boundaries=[100], values=[0.1, 0.01]))
+    >>> sgd.learning_rate
+    0.1
 """
 from __future__ import annotations
 
@@ -30,6 +38,7 @@ import numpy
 
 from chainlet import backend, optimizer as chainlet_optimizer
 from chainlet import optimizers as chainlet_optimizers
+from chainlet.keras import schedules
 
 
 # -- Keras's update rules where they differ from Chainer's --
@@ -174,7 +183,8 @@ class _DecoupledWeightDecay:
         if param.grad is None or not rule.enabled:
             return
         data = param.array
-        data *= 1.0 - float(self.owner.learning_rate) * float(self.owner.weight_decay)
+        # The rate of this update, already set from the schedule (if any) by Optimizer.update.
+        data *= 1.0 - self.owner._current_rate() * float(self.owner.weight_decay)
 
 
 class _ClipNorm:
@@ -201,8 +211,9 @@ class Optimizer:
     """Base class of the Keras-named optimizers.
 
     Args:
-        learning_rate: A float, or a callable ``schedule(iterations) -> float`` evaluated before
-            each update.
+        learning_rate: A float, a :class:`~chainlet.keras.schedules.LearningRateSchedule` or a
+            callable ``schedule(iterations) -> float``; a schedule is evaluated at
+            :attr:`iterations` before each update.
         weight_decay: Decoupled weight decay: ``w -= learning_rate * weight_decay * w``.
         clipnorm: Clip each gradient to this L2 norm.
         clipvalue: Clip each gradient element to ``[-clipvalue, clipvalue]``.
@@ -249,23 +260,57 @@ class Optimizer:
 
     @property
     def learning_rate(self) -> float:
-        """The current learning rate (settable; a schedule's value at :attr:`iterations`)."""
-        return float(getattr(self.chainlet_optimizer, self._lr_attr))
+        """The learning rate of the next update: a float, or a schedule's value at
+        :attr:`iterations`.
+
+        Settable to a float, a schedule or a callable. As in Keras, an optimizer whose rate is a
+        :class:`~chainlet.keras.schedules.LearningRateSchedule` refuses a float (``TypeError``);
+        give it another schedule instead.
+        """
+        if self._schedule is not None:
+            return self._scheduled_rate()
+        return self._current_rate()
 
     @learning_rate.setter
     def learning_rate(self, value: Any) -> None:
         if callable(value):
-            self._schedule = value
-            value = value(self.iterations)
+            previous, self._schedule = self._schedule, value
+            try:
+                value = self._scheduled_rate()
+            except Exception:
+                self._schedule = previous
+                raise
+        elif isinstance(self._schedule, schedules.LearningRateSchedule):
+            raise TypeError(f'{type(self).__name__}: this optimizer was created with a '
+                            f'LearningRateSchedule ({type(self._schedule).__name__}) as its '
+                            f'learning_rate, so its learning rate cannot be set to a number; '
+                            f'create the optimizer with a float learning_rate to set it, or '
+                            f'assign a new schedule')
         else:
             self._schedule = None
-        value = float(value)
-        if not math.isfinite(value) or value < 0:
-            raise ValueError(f'{type(self).__name__}: learning_rate must be a finite number '
-                             f'>= 0, got {value!r}')
+            value = self._check_rate(value, 'learning_rate')
         setattr(self.chainlet_optimizer, self._lr_attr, value)
 
     lr = learning_rate
+
+    def _check_rate(self, value: Any, what: str) -> float:
+        value = float(value)
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f'{type(self).__name__}: {what} must be a finite number >= 0, got '
+                             f'{value!r}')
+        return value
+
+    def _scheduled_rate(self) -> float:
+        step = self.iterations
+        return self._check_rate(self._schedule(step),
+                                f'learning_rate (the value of {self._schedule!r} at step {step})')
+
+    def _current_rate(self) -> float:
+        return float(getattr(self.chainlet_optimizer, self._lr_attr))
+
+    def _apply_schedule(self) -> None:
+        if self._schedule is not None:
+            setattr(self.chainlet_optimizer, self._lr_attr, self._scheduled_rate())
 
     @property
     def iterations(self) -> int:
@@ -302,10 +347,9 @@ class Optimizer:
             opt.add_hook(optimizer_hooks.GradientClipping(float(self.global_clipnorm)))
 
     def update(self) -> None:
-        """Apply one update to the parameters from their current gradients."""
-        if self._schedule is not None:
-            setattr(self.chainlet_optimizer, self._lr_attr,
-                    float(self._schedule(self.iterations)))
+        """Apply one update to the parameters from their current gradients (with a schedule,
+        at the rate it gives for :attr:`iterations`)."""
+        self._apply_schedule()
         self.chainlet_optimizer.update()
 
     def apply_gradients(self, grads_and_vars: Any) -> None:
@@ -318,9 +362,7 @@ class Optimizer:
                                  f'{getattr(var, "name", var)!r} is not a parameter of the '
                                  f'model this optimizer was built on')
             var.grad = grad.array if hasattr(grad, 'array') else grad
-        if self._schedule is not None:
-            setattr(self.chainlet_optimizer, self._lr_attr,
-                    float(self._schedule(self.iterations)))
+        self._apply_schedule()
         self.chainlet_optimizer.t += 1
         for _, var in pairs:
             var.update_rule.update(var)
@@ -328,14 +370,23 @@ class Optimizer:
     # -- config --
 
     def get_config(self) -> dict:
-        config = {'name': self.name, 'learning_rate': self.learning_rate}
+        """The constructor's arguments; a :class:`~chainlet.keras.schedules.LearningRateSchedule`
+        is kept as ``{'class_name': ..., 'config': ...}``, any other callable as its current
+        value."""
+        if isinstance(self._schedule, schedules.LearningRateSchedule):
+            learning_rate: Any = schedules.serialize(self._schedule)
+        else:
+            learning_rate = self.learning_rate
+        config = {'name': self.name, 'learning_rate': learning_rate}
         for key in ('weight_decay', 'clipnorm', 'clipvalue', 'global_clipnorm'):
             config[key] = getattr(self, key)
         return config
 
     @classmethod
-    def from_config(cls, config: dict) -> 'Optimizer':
-        return cls(**config)
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> 'Optimizer':
+        """An optimizer from :meth:`get_config`'s output (a serialized schedule is rebuilt,
+        looking custom schedules up in ``custom_objects``)."""
+        return cls(**_with_schedule(config, custom_objects))
 
     def __repr__(self) -> str:
         return f'<{type(self).__name__} learning_rate={self.learning_rate}>'
@@ -512,15 +563,26 @@ def serialize(opt: Optimizer) -> dict:
     return {'class_name': type(opt).__name__, 'config': opt.get_config()}
 
 
+def _with_schedule(config: dict, custom_objects: Optional[dict]) -> dict:
+    learning_rate = config.get('learning_rate')
+    if isinstance(learning_rate, dict):
+        config = dict(config, learning_rate=schedules.deserialize(learning_rate,
+                                                                  custom_objects))
+    return config
+
+
 def deserialize(config: dict, custom_objects: Optional[dict] = None) -> Optimizer:
-    """Inverse of :func:`serialize`."""
+    """Inverse of :func:`serialize` (custom optimizers and schedules are looked up by class name
+    in ``custom_objects``)."""
     name = config['class_name']
     cls = (custom_objects or {}).get(name) or _CLASSES.get(name) or \
         _BY_NAME.get(str(name).lower())
     if cls is None:
         raise ValueError(f'Unknown optimizer: {name}; pass it in custom_objects')
-    return cls.from_config(config.get('config', {}))
+    # Rebuild a serialized schedule here too, so that a custom optimizer's from_config(config)
+    # receives a schedule object.
+    return cls.from_config(_with_schedule(config.get('config', {}), custom_objects))
 
 
 __all__ = ['Optimizer', 'SGD', 'RMSprop', 'Adam', 'AdamW', 'Adagrad', 'ChainletOptimizer',
-           'get', 'serialize', 'deserialize']
+           'get', 'serialize', 'deserialize', 'schedules']
