@@ -3,7 +3,7 @@
 Two 3x3 convolutions with batch normalization and ReLU, max pooling, dropout and a linear
 classifier, trained with MomentumSGD and evaluated in test mode.
 
-Run: python examples/convnet.py [--epochs 10]
+Run: python examples/convnet.py [--epochs 10] [--device @numpy | @cupy:0]
 """
 from __future__ import annotations
 
@@ -41,21 +41,24 @@ def main():
     parser.add_argument('--epochs', type=int, default=10)
     parser.add_argument('--batch-size', type=int, default=64)
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--device', default='@numpy',
+                        help="where to train: '@numpy' (CPU) or '@cupy:0' (GPU 0)")
     args = parser.parse_args()
 
     np.random.seed(args.seed)
     train, test = datasets.get_digits(ndim=3)
     model = L.Classifier(ConvNet())
+    model.to_device(args.device)
     opt = optimizers.MomentumSGD(lr=0.05)
     opt.setup(model)
     it = iterators.SerialIterator(train, args.batch_size)
     start = time.perf_counter()
     while it.epoch < args.epochs:
-        x, t = concat_examples(it.next())
+        x, t = concat_examples(it.next(), args.device)
         opt.update(model, x, t)  # cleargrads, loss, backward and update in one call
         if it.is_new_epoch:
             with chainlet.using_config('train', False), chainlet.no_backprop_mode():
-                x_test, t_test = concat_examples(test)
+                x_test, t_test = concat_examples(test, args.device)
                 acc = float(F.accuracy(model.predictor(x_test), t_test).array)
             print(f'epoch {it.epoch:3d}  loss {float(model.loss.array):.4f}  '
                   f'test accuracy {acc:.4f}  ({time.perf_counter() - start:.1f} s)', flush=True)

@@ -4,6 +4,7 @@ The script is written as a Chainer script would be; only the import differs.
 
 Run:
     python examples/train_digits_trainer.py [--epochs 20] [--out result] [--resume SNAPSHOT]
+        [--device @numpy | @cupy:0]
 
 Resume an interrupted run from one of its snapshots (written every epoch into --out;
 the last three are kept):
@@ -47,10 +48,13 @@ def main():
     parser.add_argument('--resume', '-r', default='', help='snapshot to resume from')
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--progress-interval', type=int, default=100)
+    parser.add_argument('--device', '-d', default='@numpy',
+                        help="where to train: '@numpy' (CPU) or '@cupy:0' (GPU 0)")
     args = parser.parse_args()
 
     np.random.seed(args.seed)  # initial weights and shuffling draw from NumPy's global state
     model = L.Classifier(MLP(args.unit, 10))
+    model.to_device(args.device)
     optimizer = chainer.optimizers.Adam()
     optimizer.setup(model)
 
@@ -59,10 +63,10 @@ def main():
     test_iter = chainer.iterators.SerialIterator(test, args.batchsize, repeat=False,
                                                  shuffle=False)
 
-    updater = training.updaters.StandardUpdater(train_iter, optimizer)
+    updater = training.updaters.StandardUpdater(train_iter, optimizer, device=args.device)
     trainer = training.Trainer(updater, (args.epochs, 'epoch'), out=args.out)
 
-    trainer.extend(extensions.Evaluator(test_iter, model))
+    trainer.extend(extensions.Evaluator(test_iter, model, device=args.device))
     trainer.extend(extensions.snapshot(n_retains=3), trigger=(1, 'epoch'))
     trainer.extend(extensions.LogReport())
     if extensions.PlotReport.available():

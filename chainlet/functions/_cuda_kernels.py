@@ -27,6 +27,16 @@ def acc_dtype(dtype: Any) -> numpy.dtype:
     return _F64 if numpy.dtype(dtype) == _F64 else numpy.dtype(numpy.float32)
 
 
+def _is_double(args: tuple) -> bool:
+    """Whether the first floating-point array among ``args`` is float64 (integer labels and
+    scalars do not decide the precision)."""
+    for a in args:
+        dtype = getattr(a, 'dtype', None)
+        if dtype is not None and dtype.kind == 'f' and not isinstance(a, numpy.generic):
+            return dtype == _F64
+    return False
+
+
 def _typed(params: str, double: bool) -> str:
     return re.sub(r'\bacc_t\b', 'float64' if double else 'float32', params)
 
@@ -36,7 +46,8 @@ def _preamble(double: bool) -> str:
 
 
 class Elementwise:
-    """A ``cupy.ElementwiseKernel`` built lazily, one per precision of the first argument.
+    """A ``cupy.ElementwiseKernel`` built lazily, one per precision (that of the first
+    floating-point array argument).
 
     Args:
         in_params, out_params, operation, name: As for ``cupy.ElementwiseKernel``;
@@ -51,7 +62,7 @@ class Elementwise:
         self._kernels: dict = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        double = args[0].dtype == _F64
+        double = _is_double(args)
         kernel = self._kernels.get(double)
         if kernel is None:
             kernel = self._kernels[double] = backend.import_cupy().ElementwiseKernel(
@@ -62,8 +73,8 @@ class Elementwise:
 
 
 class Reduction:
-    """A ``cupy.ReductionKernel`` built lazily, one per precision of the first argument; the
-    reduction variable ``a`` has type ``acc_t``."""
+    """A ``cupy.ReductionKernel`` built lazily, one per precision (that of the first
+    floating-point array argument); the reduction variable ``a`` has type ``acc_t``."""
 
     def __init__(self, in_params: str, out_params: str, map_expr: str, reduce_expr: str,
                  post_map_expr: str, identity: str, name: str) -> None:
@@ -72,7 +83,7 @@ class Reduction:
         self._kernels: dict = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        double = args[0].dtype == _F64
+        double = _is_double(args)
         kernel = self._kernels.get(double)
         if kernel is None:
             in_params, out_params, map_expr, reduce_expr, post_map_expr, identity = self.args

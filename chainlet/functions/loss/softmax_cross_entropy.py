@@ -152,7 +152,9 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
         valid = t != self.ignore_label
         w = valid.astype(x.dtype)
         if self.class_weight is not None:
-            w *= self.class_weight.astype(x.dtype, copy=False)[xp.where(valid, t, 0)]
+            # class_weight may be a NumPy array for CuPy scores (forward_gpu accepts it)
+            w *= xp.asarray(self.class_weight).astype(x.dtype, copy=False)[
+                xp.where(valid, t, 0)]
         if self._coeff is not None:
             w *= self._coeff.astype(x.dtype)
         return _expand_class_axis(w), xp.where(valid, t, 0)

@@ -1,0 +1,158 @@
+"""The CPU stand-in for CuPy (tools/cupy_emulator) and the GPU suite run on it.
+
+The emulator is what lets the ``gpu`` tests run on a machine without a GPU; these tests check
+that it is as strict as CuPy where chainlet's code could go wrong, and run the whole ``gpu``
+suite on it in a subprocess. They need g++ (the kernels are compiled for the host).
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+import tools.cupy_emulator as emulator  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not emulator.available(),
+                                reason='the CuPy emulator needs g++ to run kernels')
+
+
+@pytest.fixture
+def cupy():
+    if 'cupy' in sys.modules and not getattr(sys.modules['cupy'], '__version__', '').endswith(
+            '+emulated'):
+        pytest.skip('a real CuPy is imported in this process')
+    emulator.install()
+    import cupy
+    yield cupy
+    emulator.uninstall()
+
+
+def test_implicit_conversion_and_host_arrays_raise(cupy):
+    x = cupy.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(TypeError, match='Implicit conversion to a NumPy array'):
+        np.asarray(x)
+    with pytest.raises(TypeError, match='Unsupported type'):
+        x + np.ones(3, np.float32)
+    with pytest.raises(TypeError, match='Unsupported type'):
+        np.ones(3, np.float32) * x
+    with pytest.raises(TypeError, match='Unsupported type'):
+        cupy.concatenate([x, np.ones((1, 3), np.float32)])
+    assert isinstance(x + np.float32(1), cupy.ndarray)
+    assert isinstance(np.exp(x), cupy.ndarray)  # NumPy's ufuncs dispatch to CuPy's
+    assert isinstance(x[np.array([1, 0])], cupy.ndarray)  # host index arrays are allowed
+    np.testing.assert_array_equal(cupy.asnumpy(x), np.arange(6).reshape(2, 3))
+
+
+def test_reductions_give_0d_device_arrays_without_index(cupy):
+    s = cupy.ones((2, 3), np.float32).sum()
+    assert isinstance(s, cupy.ndarray) and s.shape == ()
+    assert float(s) == 6.0 and int(s) == 6 and bool(s)
+    with pytest.raises(TypeError):
+        range(s)  # CuPy arrays have no __index__
+
+
+def test_only_cupy_names_and_arguments(cupy):
+    with pytest.raises(AttributeError, match='not in CuPy'):
+        cupy.nanpercentile  # NumPy has it, CuPy 14.2 does not
+    with pytest.raises(AttributeError, match='not in CuPy'):
+        cupy.ones(2).resize
+    with pytest.raises(TypeError, match="unexpected keyword argument 'where'"):
+        cupy.sum(cupy.ones(3), where=cupy.ones(3, bool))
+    with pytest.raises(TypeError, match='where='):
+        cupy.add(cupy.ones(2), 1, where=cupy.ones(2, bool))
+
+
+def test_random_and_atomics_follow_cupy(cupy):
+    with pytest.raises(TypeError, match='only supports float32 and float64'):
+        cupy.random.uniform(size=3, dtype=np.float16)
+    assert cupy.random.normal(size=(2, 2), dtype=np.float32).dtype == np.float32
+    a = cupy.zeros(3, np.float32)
+    cupy.add.at(a, cupy.asarray(np.array([0, 0, 2])), cupy.ones(3, np.float32))
+    np.testing.assert_array_equal(cupy.asnumpy(a), [2, 0, 1])
+    with pytest.raises(TypeError, match='only supports int32'):
+        cupy.add.at(cupy.zeros(3, np.int64), cupy.asarray(np.array([0])), 1)
+
+
+def test_elementwise_kernel(cupy):
+    k = cupy.ElementwiseKernel(
+        'T x, raw T w, float32 s', 'T y', 'y = (T)((float)x * s + (float)w[i % 2] + i)', 'k')
+    x = cupy.asarray(np.arange(6, dtype=np.float16).reshape(2, 3))
+    w = cupy.asarray(np.array([10, 20], np.float16))
+    y = k(x, w, 0.5)
+    idx = np.arange(6).reshape(2, 3)
+    expected = (np.arange(6).reshape(2, 3) * 0.5 + np.where(idx % 2, 20, 10) + idx)
+    assert y.dtype == np.float16
+    np.testing.assert_array_equal(cupy.asnumpy(y), expected.astype(np.float16))
+    # broadcasting of non-raw arguments, and an output given by the caller
+    add = cupy.ElementwiseKernel('T a, T b', 'T c', 'c = a + b', 'add')
+    out = cupy.zeros((2, 3), np.float32)
+    add(cupy.ones((2, 1), np.float32), cupy.ones(3, np.float32), out)
+    np.testing.assert_array_equal(cupy.asnumpy(out), np.full((2, 3), 2))
+    with pytest.raises(TypeError, match='Type is mismatched'):
+        add(cupy.ones(2, np.float32), cupy.ones(2, np.float64))
+    with pytest.raises(TypeError, match='Type is mismatched'):
+        k(x, w.astype(np.float32), 0.5)
+    with pytest.raises(ValueError, match='Out shape is mismatched'):
+        add(cupy.ones(2, np.float32), cupy.ones(2, np.float32), cupy.zeros(3, np.float32))
+    with pytest.raises(RuntimeError, match='failed to compile'):
+        cupy.ElementwiseKernel('T x', 'T y', 'y = x +', 'broken')(cupy.ones(2))
+
+
+def test_reduction_kernel(cupy):
+    k = cupy.ReductionKernel('T x, T m', 'float64 s', 'exp((double)x - (double)m)', 'a + b',
+                             's = log(a)', '0', 'lse', reduce_type='double')
+    x = np.random.default_rng(0).standard_normal((3, 4, 2))
+    m = x.max(axis=1, keepdims=True)
+    s = k(cupy.asarray(x), cupy.asarray(m), axis=1, keepdims=True)
+    assert s.shape == (3, 1, 2)
+    np.testing.assert_allclose(cupy.asnumpy(s), np.log(np.exp(x - m).sum(1, keepdims=True)))
+    assert k(cupy.asarray(x), cupy.asarray(x), axis=(0, 2)).shape == (4,)
+
+
+@pytest.mark.slow
+def test_gpu_suite_passes_on_the_emulator():
+    env = dict(os.environ, CHAINLET_EMULATE_CUPY='1', PYTHONDONTWRITEBYTECODE='1')
+    proc = subprocess.run(
+        [sys.executable, '-m', 'pytest', '-m', 'gpu', '-q', '-p', 'no:cacheprovider',
+         '-W', 'error'], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    tail = proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert proc.returncode == 0, tail
+    passed = re.search(r'(\d+) passed', proc.stdout)
+    skipped = re.search(r'(\d+) skipped', proc.stdout)
+    assert passed and int(passed.group(1)) > 5000, tail
+    # only the two-GPU test and cases the CPU suite disables too may skip
+    assert skipped is None or int(skipped.group(1)) < 50, tail
+
+
+_RUN_ON_EMULATOR = '''
+import runpy, sys
+sys.path.insert(0, {root!r})
+import tools.cupy_emulator
+tools.cupy_emulator.install()
+sys.argv = {argv!r}
+runpy.run_path(sys.argv[0], run_name='__main__')
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('argv, expect', [
+    (['train_digits.py', '--epochs', '2'], 'final test accuracy'),
+    (['convnet.py', '--epochs', '1'], 'final test accuracy'),
+    (['gradient_penalty.py', '--steps', '20'], 'final mean input-gradient norm'),
+    (['train_digits_trainer.py', '--epochs', '1', '--progress-interval', '1000'],
+     'validation/main/accuracy'),
+])
+def test_examples_run_with_device_cupy(tmp_path, argv, expect):
+    argv = [os.path.join(ROOT, 'examples', argv[0])] + argv[1:] + ['--device', '@cupy:0']
+    if 'trainer' in argv[0]:
+        argv += ['--out', str(tmp_path / 'result')]
+    proc = subprocess.run([sys.executable, '-c', _RUN_ON_EMULATOR.format(root=ROOT, argv=argv)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert expect in proc.stdout

@@ -1,0 +1,613 @@
+"""The emulated ``cupy`` module: a NumPy-backed ``ndarray`` that behaves as CuPy's where
+chainlet's code could go wrong on a real GPU.
+
+What is checked as CuPy would:
+- implicit conversion to NumPy (``numpy.asarray(x)``, ``float`` of a non-scalar ...) raises
+  ``TypeError``; host arrays mixed into device operations raise ``TypeError``;
+- only names that CuPy 14.2 has exist (``cupy_api.json`` was dumped from it), and keyword
+  arguments are checked against CuPy's signatures where Python exposes them;
+- reductions return 0-d device arrays, not NumPy scalars; there is no ``__index__``;
+- ``cupy.random`` draws only float32/float64 and has its own seed;
+- ``add.at``/``cupyx.scatter_add`` accept only the dtypes CuPy's atomics support.
+Kernels are in ``_kernels.py``. Numerics other than the kernels are NumPy's.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import types
+
+import numpy
+
+from . import _kernels
+
+with open(os.path.join(os.path.dirname(__file__), 'cupy_api.json')) as _f:
+    API = json.load(_f)
+
+_state = {'current': 0, 'count': int(os.environ.get('CHAINLET_CUPY_EMULATOR_GPUS', '1'))}
+_HOST_OK = {'asarray', 'array', 'asnumpy', 'get_array_module', 'ascontiguousarray'}
+
+
+def current_device_id() -> int:
+    return _state['current']
+
+
+def _make(a: numpy.ndarray, device: int) -> 'ndarray':
+    x = object.__new__(ndarray)
+    x._a = a
+    x._device = device
+    return x
+
+
+def _unwrap(obj, host_ok: bool = False, where: str = ''):
+    t = type(obj)
+    if t is ndarray:
+        return obj._a
+    if isinstance(obj, numpy.ndarray):
+        if host_ok:
+            return obj
+        raise TypeError(f'Unsupported type {t}' + (f' (in {where})' if where else ''))
+    if t is list or t is tuple:
+        return t(_unwrap(o, host_ok, where) for o in obj)
+    if t is dict:
+        return {k: _unwrap(v, host_ok, where) for k, v in obj.items()}
+    return obj
+
+
+def _device_of(objs) -> int:
+    for o in objs:
+        if type(o) is ndarray:
+            return o._device
+        if type(o) in (list, tuple):
+            d = _device_of(o)
+            if d is not None:
+                return d
+    return None
+
+
+def _wrap(obj, device: int):
+    if isinstance(obj, numpy.ndarray):
+        return _make(obj, device)
+    if isinstance(obj, numpy.generic):
+        return _make(numpy.asarray(obj), device)
+    if type(obj) in (list, tuple):
+        return type(obj)(_wrap(o, device) for o in obj)
+    return obj
+
+
+def _check_signature(qualname: str, sig, args: tuple, kwargs: dict) -> None:
+    if sig is None:
+        return
+    kinds = [k for _, k in sig]
+    if 'VAR_KEYWORD' not in kinds:
+        names = {n for n, k in sig if k != 'VAR_POSITIONAL'}
+        for key in kwargs:
+            if key not in names:
+                raise TypeError(f'{qualname}() got an unexpected keyword argument {key!r} '
+                                '(not in CuPy 14.2)')
+    if 'VAR_POSITIONAL' not in kinds:
+        n_pos = sum(k in ('POSITIONAL_ONLY', 'POSITIONAL_OR_KEYWORD') for k in kinds)
+        if len(args) > n_pos:
+            raise TypeError(f'{qualname}() takes {n_pos} positional arguments in CuPy 14.2 '
+                            f'but {len(args)} were given')
+
+
+def _function(np_func, qualname: str, sig):
+    host_ok = qualname.split('.')[-1] in _HOST_OK
+
+    @functools.wraps(np_func)
+    def f(*args, **kwargs):
+        _check_signature(qualname, sig, args, kwargs)
+        dev = _device_of(args) or _device_of(tuple(kwargs.values()))
+        dev = _state['current'] if dev is None else dev
+        out = kwargs.get('out')
+        res = np_func(*_unwrap(args, host_ok, qualname), **_unwrap(kwargs, host_ok, qualname))
+        if out is not None and type(out) is ndarray:
+            return out
+        return _wrap(res, dev)
+    f.__module__ = 'cupy'
+    return f
+
+
+# dtypes the atomics behind cupy.<ufunc>.at / cupyx.scatter_add support
+_AT_DTYPES = {
+    'add': ('int32', 'float16', 'float32', 'float64', 'uint32', 'uint64'),
+    'subtract': ('int32', 'uint32'),
+    'maximum': ('int32', 'float32', 'float64', 'uint32', 'uint64'),
+    'minimum': ('int32', 'float32', 'float64', 'uint32', 'uint64'),
+}
+
+
+def _ufunc_at(ufunc, a, indices, b=None) -> None:
+    name = ufunc.__name__
+    if name not in _AT_DTYPES:
+        raise NotImplementedError(f'cupy.{name}.at is not supported by CuPy')
+    value_dtype = b.dtype if type(b) is ndarray else a.dtype
+    if numpy.dtype(value_dtype).name not in _AT_DTYPES[name]:
+        raise TypeError(f'cupy.{name}.at only supports {", ".join(_AT_DTYPES[name])} '
+                        f'as data type (got {numpy.dtype(value_dtype).name})')
+    args = (a._a, _unwrap(indices, host_ok=True)) + (() if b is None else (_unwrap(b),))
+    ufunc.at(*args)
+
+
+class _Ufunc:
+    """``cupy.<ufunc>`` on NumPy's ufunc."""
+
+    def __init__(self, uf: numpy.ufunc) -> None:
+        self._uf = uf
+        self.__name__ = uf.__name__
+        self.nin, self.nout, self.nargs = uf.nin, uf.nout, uf.nargs
+
+    def __call__(self, *args, **kwargs):
+        return _apply_ufunc(self._uf, '__call__', args, kwargs)
+
+    def reduce(self, *args, **kwargs):
+        return _apply_ufunc(self._uf, 'reduce', args, kwargs)
+
+    def accumulate(self, *args, **kwargs):
+        return _apply_ufunc(self._uf, 'accumulate', args, kwargs)
+
+    def outer(self, *args, **kwargs):
+        return _apply_ufunc(self._uf, 'outer', args, kwargs)
+
+    def at(self, a, indices, b=None):
+        _ufunc_at(self._uf, a, indices, b)
+
+    def __repr__(self):
+        return f'<ufunc {self.__name__!r}>'
+
+
+def _apply_ufunc(uf, method: str, inputs: tuple, kwargs: dict):
+    if method == 'at':
+        return _ufunc_at(uf, *inputs)
+    if 'where' in kwargs:
+        raise TypeError(f'cupy.{uf.__name__} does not take where= (not in CuPy 14.2)')
+    dev = _device_of(inputs)
+    dev = _state['current'] if dev is None else dev
+    out = kwargs.get('out')
+    res = getattr(uf, method)(*_unwrap(inputs, where=f'cupy.{uf.__name__}'),
+                              **_unwrap(kwargs, where=f'cupy.{uf.__name__}'))
+    if out is not None:
+        return out[0] if type(out) is tuple and len(out) == 1 else out
+    return _wrap(res, dev)
+
+
+def _binary(uf, reflected: bool = False):
+    def op(self, other):
+        if isinstance(other, numpy.ndarray) and type(other) is not ndarray:
+            raise TypeError(f'Unsupported type {type(other)}')
+        if not isinstance(other, (ndarray, numpy.generic, int, float, complex, bool)):
+            return NotImplemented
+        args = (other, self) if reflected else (self, other)
+        return _apply_ufunc(uf, '__call__', args, {})
+    return op
+
+
+def _inplace(uf):
+    def op(self, other):
+        if isinstance(other, numpy.ndarray):
+            raise TypeError(f'Unsupported type {type(other)}')
+        uf(self._a, _unwrap(other), out=self._a)
+        return self
+    return op
+
+
+class ndarray:
+    """A device array of the emulated CuPy: NumPy storage plus the GPU it lives on."""
+
+    __array_priority__ = 100
+    __hash__ = None
+
+    def __init__(self, shape, dtype=float, memptr=None, strides=None, order='C'):
+        self._a = numpy.empty(shape, dtype, order=order)
+        self._device = _state['current']
+
+    # -- attributes --
+    shape = property(lambda self: self._a.shape)
+    dtype = property(lambda self: self._a.dtype)
+    ndim = property(lambda self: self._a.ndim)
+    size = property(lambda self: self._a.size)
+    itemsize = property(lambda self: self._a.itemsize)
+    nbytes = property(lambda self: self._a.nbytes)
+    strides = property(lambda self: self._a.strides)
+    flags = property(lambda self: self._a.flags)
+    T = property(lambda self: _make(self._a.T, self._device))
+    device = property(lambda self: Device(self._device))
+    data = property(lambda self: types.SimpleNamespace(ptr=self._a.ctypes.data,
+                                                       device_id=self._device))
+
+    @property
+    def base(self):
+        return None if self._a.base is None else _make(self._a.base, self._device)
+
+    @property
+    def real(self):
+        return _make(self._a.real, self._device)
+
+    @property
+    def imag(self):
+        return _make(self._a.imag, self._device)
+
+    @shape.setter
+    def shape(self, value):
+        self._a.shape = value
+
+    def __getattr__(self, name):
+        if name.startswith('_') or name not in API['cupy.ndarray']:
+            raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}' "
+                                 '(not in CuPy 14.2)')
+        meth = getattr(self._a, name, None)
+        if meth is None or not callable(meth):
+            raise AttributeError(f"'cupy.ndarray' attribute '{name}' is not emulated")
+        dev = self._device
+
+        def call(*args, **kwargs):
+            out = kwargs.get('out')
+            res = meth(*_unwrap(args, where=f'ndarray.{name}'),
+                       **_unwrap(kwargs, where=f'ndarray.{name}'))
+            return out if type(out) is ndarray else _wrap(res, dev)
+        return call
+
+    # -- host transfers --
+    def get(self, stream=None, order='C', out=None, blocking=True):
+        if out is not None:
+            out[...] = self._a
+            return out
+        return numpy.array(self._a, order=order, copy=True)
+
+    def set(self, arr, stream=None):
+        if not isinstance(arr, numpy.ndarray):
+            raise TypeError(f'Only numpy.ndarray can be set to cupy.ndarray, got {type(arr)}')
+        if arr.shape != self.shape or arr.dtype != self.dtype:
+            raise ValueError('Shape or dtype mismatched')
+        self._a[...] = arr
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError('Implicit conversion to a NumPy array is not allowed. Please use '
+                        '`.get()` to construct a NumPy array explicitly.')
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc.__name__ not in API['cupy']:
+            return NotImplemented
+        return _apply_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types_, args, kwargs):
+        module = func.__module__ or 'numpy'
+        space = 'cupy.linalg' if module.endswith('linalg') else 'cupy'
+        name = func.__name__
+        if name not in API.get(space, {}):
+            return NotImplemented
+        return getattr(_MODULES[space], name)(*args, **kwargs)
+
+    # -- conversions CuPy allows --
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError('The truth value of an array with more than one element is '
+                             'ambiguous. Use a.any() or a.all()')
+        return bool(self._a)
+
+    def __int__(self):
+        return int(self._a.item()) if self.size == 1 else int(self._a)
+
+    def __float__(self):
+        return float(self._a.item()) if self.size == 1 else float(self._a)
+
+    def __complex__(self):
+        return complex(self._a.item())
+
+    def __len__(self):
+        return len(self._a)
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError('iteration over a 0-d array')
+        return (self[i] for i in range(len(self)))
+
+    def __format__(self, spec):
+        return self._a.__format__(spec)
+
+    def __repr__(self):
+        return repr(self._a)
+
+    def __str__(self):
+        return str(self._a)
+
+    def __copy__(self):
+        return _make(self._a.copy(), self._device)
+
+    def __deepcopy__(self, memo):
+        return _make(self._a.copy(), self._device)
+
+    def __reduce__(self):
+        return (_make, (self._a, self._device))
+
+    # -- indexing --
+    def __getitem__(self, key):
+        return _make(self._a[_unwrap(key, host_ok=True)], self._device)
+
+    def __setitem__(self, key, value):
+        self._a[_unwrap(key, host_ok=True)] = _unwrap(value, host_ok=True)
+
+    # -- operators --
+    __add__, __radd__ = _binary(numpy.add), _binary(numpy.add, True)
+    __sub__, __rsub__ = _binary(numpy.subtract), _binary(numpy.subtract, True)
+    __mul__, __rmul__ = _binary(numpy.multiply), _binary(numpy.multiply, True)
+    __truediv__, __rtruediv__ = _binary(numpy.true_divide), _binary(numpy.true_divide, True)
+    __floordiv__ = _binary(numpy.floor_divide)
+    __rfloordiv__ = _binary(numpy.floor_divide, True)
+    __mod__, __rmod__ = _binary(numpy.remainder), _binary(numpy.remainder, True)
+    __pow__, __rpow__ = _binary(numpy.power), _binary(numpy.power, True)
+    __matmul__, __rmatmul__ = _binary(numpy.matmul), _binary(numpy.matmul, True)
+    __and__, __rand__ = _binary(numpy.bitwise_and), _binary(numpy.bitwise_and, True)
+    __or__, __ror__ = _binary(numpy.bitwise_or), _binary(numpy.bitwise_or, True)
+    __xor__, __rxor__ = _binary(numpy.bitwise_xor), _binary(numpy.bitwise_xor, True)
+    __lshift__, __rshift__ = _binary(numpy.left_shift), _binary(numpy.right_shift)
+    __lt__, __le__ = _binary(numpy.less), _binary(numpy.less_equal)
+    __gt__, __ge__ = _binary(numpy.greater), _binary(numpy.greater_equal)
+    __eq__, __ne__ = _binary(numpy.equal), _binary(numpy.not_equal)
+    __iadd__, __isub__ = _inplace(numpy.add), _inplace(numpy.subtract)
+    __imul__, __itruediv__ = _inplace(numpy.multiply), _inplace(numpy.true_divide)
+    __ifloordiv__, __imod__ = _inplace(numpy.floor_divide), _inplace(numpy.remainder)
+    __ipow__ = _inplace(numpy.power)
+    __iand__, __ior__, __ixor__ = (_inplace(numpy.bitwise_and), _inplace(numpy.bitwise_or),
+                                   _inplace(numpy.bitwise_xor))
+
+    def __neg__(self):
+        return _apply_ufunc(numpy.negative, '__call__', (self,), {})
+
+    def __pos__(self):
+        return _apply_ufunc(numpy.positive, '__call__', (self,), {})
+
+    def __abs__(self):
+        return _apply_ufunc(numpy.absolute, '__call__', (self,), {})
+
+    def __invert__(self):
+        return _apply_ufunc(numpy.invert, '__call__', (self,), {})
+
+
+ndarray.__module__ = 'cupy'
+
+
+# -- devices and streams --
+
+class Device:
+    """``cupy.cuda.Device``: a context manager that makes a GPU current."""
+
+    def __init__(self, device=None):
+        if device is None:
+            device = _state['current']
+        device = int(getattr(device, 'id', device))
+        if not 0 <= device < _state['count']:
+            raise RuntimeError(f'CUDARuntimeError: cudaErrorInvalidDevice: invalid device '
+                               f'ordinal {device}')
+        self.id = device
+        self._saved = []
+
+    def __enter__(self):
+        self._saved.append(_state['current'])
+        _state['current'] = self.id
+        return self
+
+    def __exit__(self, *exc):
+        _state['current'] = self._saved.pop()
+
+    def use(self):
+        _state['current'] = self.id
+
+    def synchronize(self):
+        pass
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+    def __repr__(self):
+        return f'<CUDA Device {self.id}>'
+
+
+Device.__module__ = 'cupy.cuda.device'
+
+
+class Stream:
+    null = None
+
+    def __init__(self, null=False, non_blocking=False, ptds=False):
+        self.ptr = 0
+
+    def synchronize(self):
+        pass
+
+    def record(self, event=None):
+        return Event()
+
+    def wait_event(self, event):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
+class Event:
+    def synchronize(self):
+        pass
+
+
+_INT_SAMPLERS = {'randint', 'binomial', 'geometric', 'hypergeometric', 'logseries',
+                 'negative_binomial', 'poisson', 'zipf'}
+
+
+def _random_module() -> types.ModuleType:
+    """``cupy.random`` on its own NumPy ``RandomState``: CuPy's names and signatures, float
+    samplers limited to float32/float64 as CuPy's are."""
+    mod = types.ModuleType('cupy.random')
+    rs = numpy.random.RandomState(0)
+
+    def sampler(name, sig):
+        names = [n for n, _ in sig]
+        np_name = {'random': 'random_sample', 'ranf': 'random_sample',
+                   'sample': 'random_sample'}.get(name, name)
+
+        def sample(*args, **kwargs):
+            qualname = f'cupy.random.{name}'
+            _check_signature(qualname, sig, args, kwargs)
+            bound = dict(zip(names, args), **kwargs)
+            dtype = bound.pop('dtype', None)
+            if dtype is not None and name not in _INT_SAMPLERS:
+                dtype = numpy.dtype(dtype)
+                if dtype.char not in ('f', 'd'):
+                    raise TypeError('cupy.random only supports float32 and float64')
+            elif name not in _INT_SAMPLERS and 'dtype' in names:
+                dtype = numpy.dtype(float)
+            res = getattr(rs, np_name)(**_unwrap(bound, where=qualname))
+            res = numpy.asarray(res)
+            return _make(res if dtype is None else res.astype(dtype), _state['current'])
+        return sample
+
+    for name, sig in API['cupy.random'].items():
+        if sig is not None and hasattr(rs, {'random': 'random_sample', 'ranf': 'random_sample',
+                                            'sample': 'random_sample'}.get(name, name)):
+            setattr(mod, name, sampler(name, sig))
+
+    def seed(seed=None):
+        rs.seed(None if seed is None else int(seed) % (2 ** 32))
+
+    def rand(*size, dtype=float):
+        return mod.random_sample(size, dtype=dtype)
+
+    def randn(*size, dtype=float):
+        return mod.standard_normal(size, dtype=dtype)
+
+    def shuffle(a):
+        a._a[...] = a._a[rs.permutation(len(a))]
+
+    mod.seed, mod.rand, mod.randn, mod.shuffle = seed, rand, randn, shuffle
+    mod.get_random_state = lambda: mod
+    return mod
+
+
+def _cuda_module() -> types.ModuleType:
+    mod = types.ModuleType('cupy.cuda')
+    mod.Device, mod.Stream, mod.Event = Device, Stream, Event
+    stream = Stream()
+    mod.get_current_stream = lambda device=None: stream
+    mod.runtime = types.SimpleNamespace(
+        getDeviceCount=lambda: _state['count'], getDevice=lambda: _state['current'],
+        deviceSynchronize=lambda: None, is_hip=False,
+        getDeviceProperties=lambda device: {'name': b'CuPy emulator (CPU)',
+                                            'totalGlobalMem': 0, 'major': 0, 'minor': 0})
+    mod.is_available = lambda: _state['count'] > 0
+    return mod
+
+
+class _Module(types.ModuleType):
+    """``cupy`` (and ``cupy.linalg``): known names resolve to NumPy's, wrapped."""
+
+    def __init__(self, name: str, numpy_module) -> None:
+        super().__init__(name)
+        self._numpy = numpy_module
+
+    def __getattr__(self, name):
+        if name.startswith('__'):
+            raise AttributeError(name)
+        api = API[self.__name__]
+        if name not in api:
+            raise AttributeError(f"module '{self.__name__}' has no attribute '{name}' "
+                                 '(not in CuPy 14.2)')
+        obj = getattr(self._numpy, name, None)
+        if obj is None:
+            raise AttributeError(f"'{self.__name__}.{name}' is not emulated")
+        if isinstance(obj, types.ModuleType):
+            raise AttributeError(f"'{self.__name__}.{name}' (a submodule) is not emulated")
+        if isinstance(obj, numpy.ufunc):
+            value = _Ufunc(obj)
+        elif callable(obj) and not isinstance(obj, type):
+            value = _function(obj, f'{self.__name__}.{name}', api[name])
+        else:
+            value = obj
+        setattr(self, name, value)
+        return value
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, blocking=False):
+    if type(a) is ndarray:
+        return a if dtype is None or numpy.dtype(dtype) == a.dtype else a.astype(dtype)
+    return _make(numpy.array(_unwrap(a, host_ok=True), dtype=dtype, order=order or 'K',
+                             copy=True), _state['current'])
+
+
+def array(obj, dtype=None, copy=True, order='K', subok=False, ndmin=0, *, blocking=False):
+    if type(obj) is ndarray:
+        a = numpy.array(obj._a, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+        return _make(a, obj._device)
+    return _make(numpy.array(_unwrap(obj, host_ok=True), dtype=dtype, copy=True, order=order,
+                             ndmin=ndmin), _state['current'])
+
+
+def asnumpy(a, stream=None, order='C', out=None, *, blocking=True):
+    if type(a) is ndarray:
+        return a.get(order=order, out=out)
+    if out is not None:
+        out[...] = a
+        return out
+    return numpy.asarray(a, order=order)
+
+
+def get_array_module(*args):
+    for a in args:
+        if type(a) is ndarray or type(getattr(a, 'array', None)) is ndarray:
+            return _MODULES['cupy']
+    return numpy
+
+
+def scatter_add(a, slices, value):
+    _ufunc_at(numpy.add, a, slices, value if type(value) is ndarray else asarray(value))
+
+
+class _MemoryPool:
+    def used_bytes(self):
+        return 0
+
+    def total_bytes(self):
+        return 0
+
+    def free_all_blocks(self):
+        pass
+
+
+_MODULES: dict = {}
+
+
+def build() -> dict:
+    """The emulated modules, keyed by name (``cupy``, ``cupy.cuda``, ``cupyx`` ...)."""
+    cupy = _Module('cupy', numpy)
+    cupy.__path__ = []  # a package, so that ``from cupy.cuda import ...`` works
+    cupy.__version__ = '14.2.0+emulated'
+    cupy.ndarray = ndarray
+    cupy.asarray, cupy.array, cupy.asnumpy = asarray, array, asnumpy
+    cupy.get_array_module = get_array_module
+    cupy.ElementwiseKernel = _kernels.ElementwiseKernel
+    cupy.ReductionKernel = _kernels.ReductionKernel
+    pool = _MemoryPool()
+    cupy.get_default_memory_pool = lambda: pool
+    cupy.get_default_pinned_memory_pool = lambda: pool
+    cupy.cuda = _cuda_module()
+    cupy.random = _random_module()
+    cupy.linalg = _Module('cupy.linalg', numpy.linalg)
+    cupy.lib = types.ModuleType('cupy.lib')
+    cupy.lib.stride_tricks = types.ModuleType('cupy.lib.stride_tricks')
+    cupy.lib.stride_tricks.as_strided = _function(
+        numpy.lib.stride_tricks.as_strided, 'cupy.lib.stride_tricks.as_strided',
+        [['x', 'POSITIONAL_OR_KEYWORD'], ['shape', 'POSITIONAL_OR_KEYWORD'],
+         ['strides', 'POSITIONAL_OR_KEYWORD']])
+    cupyx = types.ModuleType('cupyx')
+    cupyx.scatter_add = scatter_add
+    cupyx.__path__ = []
+    _MODULES.update({'cupy': cupy, 'cupy.cuda': cupy.cuda, 'cupy.random': cupy.random,
+                     'cupy.linalg': cupy.linalg, 'cupyx': cupyx})
+    return dict(_MODULES)
