@@ -68,6 +68,25 @@ def test_only_cupy_names_and_arguments(cupy):
         cupy.add(cupy.ones(2), 1, where=cupy.ones(2, bool))
 
 
+def test_kernels_launch_on_the_current_device_only(cupy):
+    from tools.cupy_emulator import _api
+    _api._state['count'] = 2
+    try:
+        with cupy.cuda.Device(1):
+            x = cupy.ones(3, np.float32)
+        assert x.device.id == 1
+        with pytest.raises(ValueError, match=r'resides \(1\) is different from the current '
+                                             r'device \(0\)'):
+            x + 1
+        with pytest.raises(ValueError, match='current device'):
+            cupy.ElementwiseKernel('T x', 'T y', 'y = x', 'copy')(x)
+        with cupy.cuda.Device(1):
+            assert (x + 1).device.id == 1
+        assert cupy.ones_like(x).device.id == 0  # allocation reads nothing
+    finally:
+        _api._state['count'] = 1
+
+
 def test_random_and_atomics_follow_cupy(cupy):
     with pytest.raises(TypeError, match='only supports float32 and float64'):
         cupy.random.uniform(size=3, dtype=np.float16)
@@ -117,7 +136,9 @@ def test_reduction_kernel(cupy):
 
 @pytest.mark.slow
 def test_gpu_suite_passes_on_the_emulator():
-    env = dict(os.environ, CHAINLET_EMULATE_CUPY='1', PYTHONDONTWRITEBYTECODE='1')
+    # two emulated GPUs, so that the tests of arrays on a non-current GPU run too
+    env = dict(os.environ, CHAINLET_EMULATE_CUPY='1', CHAINLET_CUPY_EMULATOR_GPUS='2',
+               PYTHONDONTWRITEBYTECODE='1')
     proc = subprocess.run(
         [sys.executable, '-m', 'pytest', '-m', 'gpu', '-q', '-p', 'no:cacheprovider',
          '-W', 'error'], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
@@ -126,7 +147,7 @@ def test_gpu_suite_passes_on_the_emulator():
     passed = re.search(r'(\d+) passed', proc.stdout)
     skipped = re.search(r'(\d+) skipped', proc.stdout)
     assert passed and int(passed.group(1)) > 5000, tail
-    # only the two-GPU test and cases the CPU suite disables too may skip
+    # only cases the CPU suite disables too may skip
     assert skipped is None or int(skipped.group(1)) < 50, tail
 
 

@@ -193,6 +193,7 @@ def test_arrays_on_two_gpus_raise_and_kernels_follow_the_input(cupy):
     x = chainlet.Variable(b)
     y = F.relu(F.tanh(x))
     assert y.array.device.id == 1
-    y.grad = cupy.ones_like(y.array)
+    with cupy.cuda.Device(1):  # *_like allocates on the current device
+        y.grad = cupy.ones_like(y.array)
     y.backward()
     assert x.grad.device.id == 1

@@ -154,3 +154,25 @@ def test_optimizer_state_follows_the_link(cupy):
     F.sum(link(x)).backward()
     opt.update()
     assert isinstance(link.W.update_rule.state['v'], np.ndarray)
+
+
+@pytest.mark.parametrize('name', ['MomentumSGD', 'Adam'])
+def test_training_on_the_second_gpu_while_the_first_is_current(cupy, name):
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip('needs two GPUs')
+    x, t = _data()
+    np.random.seed(0)
+    net = _Net().to_device('@cupy:1')
+    device = backend.get_device('@cupy:1')
+    opt = OPTIMIZERS[name]().setup(net)
+    for _ in range(2):
+        loss = F.softmax_cross_entropy(net(device.send(x)), device.send(t))
+        net.cleargrads()
+        loss.backward()
+        opt.update()
+    assert cupy.cuda.Device().id == 0  # the current GPU is left as it was
+    for path, p in net.namedparams():
+        assert p.array.device.id == 1 and p.grad.device.id == 1, path
+        for key, state in p.update_rule.state.items():
+            assert state.device.id == 1, (path, key)
+    assert net.bn.avg_mean.device.id == 1

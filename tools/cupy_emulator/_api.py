@@ -27,6 +27,11 @@ with open(os.path.join(os.path.dirname(__file__), 'cupy_api.json')) as _f:
 
 _state = {'current': 0, 'count': int(os.environ.get('CHAINLET_CUPY_EMULATOR_GPUS', '1'))}
 _HOST_OK = {'asarray', 'array', 'asnumpy', 'get_array_module', 'ascontiguousarray'}
+# functions that launch no kernel (views, metadata, host-side checks): no current-device check
+_NO_LAUNCH = {'may_share_memory', 'shares_memory', 'reshape', 'transpose', 'broadcast_to',
+              'broadcast_arrays', 'expand_dims', 'squeeze', 'swapaxes', 'moveaxis', 'rollaxis',
+              'atleast_1d', 'atleast_2d', 'atleast_3d', 'ndim', 'shape', 'size', 'result_type',
+              'can_cast', 'isscalar', 'iscomplexobj', 'isrealobj', 'split', 'array_split'}
 
 
 def current_device_id() -> int:
@@ -55,15 +60,27 @@ def _unwrap(obj, host_ok: bool = False, where: str = ''):
     return obj
 
 
-def _device_of(objs) -> int:
-    for o in objs:
-        if type(o) is ndarray:
-            return o._device
-        if type(o) in (list, tuple):
-            d = _device_of(o)
-            if d is not None:
-                return d
-    return None
+def _arrays_in(obj):
+    t = type(obj)
+    if t is ndarray:
+        yield obj
+    elif t is list or t is tuple:
+        for o in obj:
+            yield from _arrays_in(o)
+    elif t is dict:
+        for o in obj.values():
+            yield from _arrays_in(o)
+
+
+def launch_device(objs, where: str) -> int:
+    """The current device, once every device array in ``objs`` is checked to be on it: CuPy
+    launches kernels on the current device, so chainlet must make the inputs' GPU current."""
+    current = _state['current']
+    for a in _arrays_in(objs):
+        if a._device != current:
+            raise ValueError(f'The device where the array resides ({a._device}) is different '
+                             f'from the current device ({current}) (in {where})')
+    return current
 
 
 def _wrap(obj, device: int):
@@ -94,13 +111,15 @@ def _check_signature(qualname: str, sig, args: tuple, kwargs: dict) -> None:
 
 
 def _function(np_func, qualname: str, sig):
-    host_ok = qualname.split('.')[-1] in _HOST_OK
+    name = qualname.split('.')[-1]
+    host_ok = name in _HOST_OK
 
     @functools.wraps(np_func)
     def f(*args, **kwargs):
         _check_signature(qualname, sig, args, kwargs)
-        dev = _device_of(args) or _device_of(tuple(kwargs.values()))
-        dev = _state['current'] if dev is None else dev
+        # *_like and creation functions read no data: they allocate on the current device
+        reads = not (host_ok or name.endswith('_like') or name in _NO_LAUNCH)
+        dev = launch_device((args, kwargs), qualname) if reads else _state['current']
         out = kwargs.get('out')
         res = np_func(*_unwrap(args, host_ok, qualname), **_unwrap(kwargs, host_ok, qualname))
         if out is not None and type(out) is ndarray:
@@ -127,6 +146,7 @@ def _ufunc_at(ufunc, a, indices, b=None) -> None:
     if numpy.dtype(value_dtype).name not in _AT_DTYPES[name]:
         raise TypeError(f'cupy.{name}.at only supports {", ".join(_AT_DTYPES[name])} '
                         f'as data type (got {numpy.dtype(value_dtype).name})')
+    launch_device((a, indices, b), f'cupy.{name}.at')
     args = (a._a, _unwrap(indices, host_ok=True)) + (() if b is None else (_unwrap(b),))
     ufunc.at(*args)
 
@@ -163,8 +183,7 @@ def _apply_ufunc(uf, method: str, inputs: tuple, kwargs: dict):
         return _ufunc_at(uf, *inputs)
     if 'where' in kwargs:
         raise TypeError(f'cupy.{uf.__name__} does not take where= (not in CuPy 14.2)')
-    dev = _device_of(inputs)
-    dev = _state['current'] if dev is None else dev
+    dev = launch_device((inputs, kwargs), f'cupy.{uf.__name__}')
     out = kwargs.get('out')
     res = getattr(uf, method)(*_unwrap(inputs, where=f'cupy.{uf.__name__}'),
                               **_unwrap(kwargs, where=f'cupy.{uf.__name__}'))

@@ -185,6 +185,7 @@ class ElementwiseKernel(_KernelBase):
                             f'{len(args)}.')
         in_args, out_args = args[:self.nin], list(args[self.nin:])
         kinds, host, in_dtypes, out_dtypes = self._prepare(in_args, out_args, nd, None)
+        _api.launch_device((in_args, out_args), self.name)
         arrays = [h for h, k in zip(host, kinds) if k == 'array']
         if size != -1:
             if arrays:
@@ -266,6 +267,7 @@ class ReductionKernel(_KernelBase):
         if any(p.raw for p in self._in):
             raise NotImplementedError('the emulator does not support raw reduction inputs')
         kinds, host, in_dtypes, out_dtypes = self._prepare(in_args, out_args, nd, None)
+        _api.launch_device((in_args, out_args), self.name)
         arrays = [h for h, k in zip(host, kinds) if k == 'array']
         if not arrays:
             raise ValueError('Loop size is undecided.')
