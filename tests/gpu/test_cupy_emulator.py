@@ -66,6 +66,10 @@ def test_only_cupy_names_and_arguments(cupy):
         cupy.sum(cupy.ones(3), where=cupy.ones(3, bool))
     with pytest.raises(TypeError, match='where='):
         cupy.add(cupy.ones(2), 1, where=cupy.ones(2, bool))
+    with pytest.raises(TypeError, match='unsupported type list'):
+        cupy.prod([2, 3])  # NumPy takes a list, CuPy only arrays
+    with pytest.raises(TypeError, match='Unsupported type'):
+        cupy.exp([1.0, 2.0])
 
 
 def test_kernels_launch_on_the_current_device_only(cupy):

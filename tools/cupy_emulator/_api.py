@@ -27,6 +27,14 @@ with open(os.path.join(os.path.dirname(__file__), 'cupy_api.json')) as _f:
 
 _state = {'current': 0, 'count': int(os.environ.get('CHAINLET_CUPY_EMULATOR_GPUS', '1'))}
 _HOST_OK = {'asarray', 'array', 'asnumpy', 'get_array_module', 'ascontiguousarray'}
+# functions whose first argument may be a list or tuple (shapes, sequences of arrays); CuPy's
+# other functions take arrays only (``cupy.sum([1, 2])`` fails where NumPy's works)
+_SEQUENCE_OK = {'array', 'asarray', 'asanyarray', 'ascontiguousarray', 'asfortranarray',
+                'zeros', 'ones', 'empty', 'full', 'concatenate', 'stack', 'hstack', 'vstack',
+                'dstack', 'column_stack', 'row_stack', 'block', 'broadcast_shapes',
+                'result_type', 'meshgrid', 'ix_', 'ravel_multi_index', 'ndim', 'shape', 'size',
+                'isscalar', 'broadcast_arrays', 'get_array_module', 'asnumpy', 'can_cast',
+                'min_scalar_type', 'einsum', 'unravel_index'}
 # functions that launch no kernel (views, metadata, host-side checks): no current-device check
 _NO_LAUNCH = {'may_share_memory', 'shares_memory', 'reshape', 'transpose', 'broadcast_to',
               'broadcast_arrays', 'expand_dims', 'squeeze', 'swapaxes', 'moveaxis', 'rollaxis',
@@ -117,6 +125,9 @@ def _function(np_func, qualname: str, sig):
     @functools.wraps(np_func)
     def f(*args, **kwargs):
         _check_signature(qualname, sig, args, kwargs)
+        if args and type(args[0]) in (list, tuple) and name not in _SEQUENCE_OK:
+            raise TypeError(f'{qualname}: unsupported type {type(args[0]).__name__} for the '
+                            'first argument (CuPy functions take cupy.ndarray)')
         # *_like and creation functions read no data: they allocate on the current device
         reads = not (host_ok or name.endswith('_like') or name in _NO_LAUNCH)
         dev = launch_device((args, kwargs), qualname) if reads else _state['current']
@@ -183,6 +194,9 @@ def _apply_ufunc(uf, method: str, inputs: tuple, kwargs: dict):
         return _ufunc_at(uf, *inputs)
     if 'where' in kwargs:
         raise TypeError(f'cupy.{uf.__name__} does not take where= (not in CuPy 14.2)')
+    for x in inputs:
+        if type(x) in (list, tuple) or (isinstance(x, numpy.ndarray) and type(x) is not ndarray):
+            raise TypeError(f'Unsupported type {type(x)} (in cupy.{uf.__name__})')
     dev = launch_device((inputs, kwargs), f'cupy.{uf.__name__}')
     out = kwargs.get('out')
     res = getattr(uf, method)(*_unwrap(inputs, where=f'cupy.{uf.__name__}'),
