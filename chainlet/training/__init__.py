@@ -31,5 +31,6 @@ from chainlet.training.extension import PRIORITY_READER  # noqa: F401
 from chainlet.training.extension import PRIORITY_WRITER  # noqa: F401
 from chainlet.training.trainer import Trainer  # noqa: F401
 from chainlet.training.updater import Updater  # noqa: F401
+from chainlet.training.updaters import ParallelUpdater  # noqa: F401
 from chainlet.training.updaters import StandardUpdater  # noqa: F401
 from chainlet.training.util import get_trigger  # noqa: F401

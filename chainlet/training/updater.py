@@ -12,4 +12,5 @@ Example:
 from __future__ import annotations
 
 from chainlet.training._updater import Updater  # noqa: F401
+from chainlet.training.updaters.parallel_updater import ParallelUpdater  # noqa: F401
 from chainlet.training.updaters.standard_updater import StandardUpdater  # noqa: F401

@@ -87,6 +87,13 @@ def test_kernels_launch_on_the_current_device_only(cupy):
         with cupy.cuda.Device(1):
             assert (x + 1).device.id == 1
         assert cupy.ones_like(x).device.id == 0  # allocation reads nothing
+        # copies between GPUs, as CuPy documents them
+        y = cupy.asarray(x)
+        assert y.device.id == 0 and y is not x
+        assert x.copy().device.id == 0
+        z = cupy.zeros(3, np.float32)
+        cupy.copyto(z, x)
+        np.testing.assert_array_equal(cupy.asnumpy(z), [1, 1, 1])
     finally:
         _api._state['count'] = 1
 

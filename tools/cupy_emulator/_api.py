@@ -273,7 +273,8 @@ class ndarray:
         meth = getattr(self._a, name, None)
         if meth is None or not callable(meth):
             raise AttributeError(f"'cupy.ndarray' attribute '{name}' is not emulated")
-        dev = self._device
+        # ndarray.copy copies to the current device, as CuPy's does
+        dev = _state['current'] if name == 'copy' else self._device
 
         def call(*args, **kwargs):
             out = kwargs.get('out')
@@ -569,6 +570,8 @@ class _Module(types.ModuleType):
 
 def asarray(a, dtype=None, order=None, *, copy=None, blocking=False):
     if type(a) is ndarray:
+        if a._device != _state['current']:  # CuPy copies to the current device
+            return _make(numpy.array(a._a, dtype=dtype, copy=True), _state['current'])
         return a if dtype is None or numpy.dtype(dtype) == a.dtype else a.astype(dtype)
     return _make(numpy.array(_unwrap(a, host_ok=True), dtype=dtype, order=order or 'K',
                              copy=True), _state['current'])
@@ -576,8 +579,10 @@ def asarray(a, dtype=None, order=None, *, copy=None, blocking=False):
 
 def array(obj, dtype=None, copy=True, order='K', subok=False, ndmin=0, *, blocking=False):
     if type(obj) is ndarray:
-        a = numpy.array(obj._a, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
-        return _make(a, obj._device)
+        other = obj._device != _state['current']
+        a = numpy.array(obj._a, dtype=dtype, copy=True if other else copy, order=order,
+                        ndmin=ndmin)
+        return _make(a, _state['current'] if other or a is not obj._a else obj._device)
     return _make(numpy.array(_unwrap(obj, host_ok=True), dtype=dtype, copy=True, order=order,
                              ndmin=ndmin), _state['current'])
 
@@ -596,6 +601,14 @@ def get_array_module(*args):
         if type(a) is ndarray or type(getattr(a, 'array', None)) is ndarray:
             return _MODULES['cupy']
     return numpy
+
+
+def copyto(dst, src, casting='same_kind', where=None):
+    """``cupy.copyto``: arrays on two GPUs are allowed (a peer copy)."""
+    if isinstance(src, numpy.ndarray) and type(src) is not ndarray:
+        raise TypeError(f'Unsupported type {type(src)}')
+    numpy.copyto(dst._a, _unwrap(src), casting=casting,
+                 **({} if where is None else {'where': _unwrap(where)}))
 
 
 def scatter_add(a, slices, value):
@@ -622,7 +635,7 @@ def build() -> dict:
     cupy.__path__ = []  # a package, so that ``from cupy.cuda import ...`` works
     cupy.__version__ = '14.2.0+emulated'
     cupy.ndarray = ndarray
-    cupy.asarray, cupy.array, cupy.asnumpy = asarray, array, asnumpy
+    cupy.asarray, cupy.array, cupy.asnumpy, cupy.copyto = asarray, array, asnumpy, copyto
     cupy.get_array_module = get_array_module
     cupy.ElementwiseKernel = _kernels.ElementwiseKernel
     cupy.ReductionKernel = _kernels.ReductionKernel

@@ -11,18 +11,27 @@ Example:
     >>> result = extensions.Evaluator(it, model)()
     >>> sorted(result), result['main/accuracy']
     (['main/accuracy', 'main/loss'], 1.0)
+
+    With ``progress_bar=True`` the sweep's progress is shown (a plain line when the output
+    is not a terminal):
+
+    >>> result = extensions.Evaluator(it, model, progress_bar=True)()
+    validation: 2/2 iterations (100.0%), 0:00:00...
 """
 from __future__ import annotations
 
 import copy
+import sys
+import time
 import warnings
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TextIO
 
 from chainlet import _config
 from chainlet import reporter as reporter_module
 from chainlet.dataset.convert import concat_examples
 from chainlet.link import Link
 from chainlet.training import extension
+from chainlet.training.extensions import progress_bar as _progress_bar
 from chainlet.training.updaters.standard_updater import call_with_arrays
 
 
@@ -44,6 +53,11 @@ class Evaluator(extension.Extension):
         device: Device for the input arrays (``None``: leave them where they are).
         eval_hook: Called as ``eval_hook(evaluator)`` before each evaluation.
         eval_func: What to call with each batch; the main target if ``None``.
+        progress_bar: Show the progress of each evaluation on ``sys.stdout`` (keyword only,
+            as in Chainer 7). On a terminal with tqdm installed a bar is drawn and removed
+            when the evaluation ends; otherwise (a file, a pipe, no tqdm) a plain line such
+            as ``validation: 50/50 iterations (100.0%), 0:00:01, 48.2 iters/sec`` is written
+            every 100 iterations and at the end. Nothing is printed when ``False``.
 
     Attributes:
         trigger: Default ``(1, 'epoch')``.
@@ -58,7 +72,7 @@ class Evaluator(extension.Extension):
 
     def __init__(self, iterator: Any, target: Any, converter: Callable = concat_examples,
                  device: Any = None, eval_hook: Optional[Callable] = None,
-                 eval_func: Optional[Callable] = None) -> None:
+                 eval_func: Optional[Callable] = None, *, progress_bar: bool = False) -> None:
         iterators = iterator if isinstance(iterator, dict) else {'main': iterator}
         targets = target if isinstance(target, dict) else {'main': target}
         if 'main' not in iterators:
@@ -79,6 +93,7 @@ class Evaluator(extension.Extension):
         self.device = device
         self.eval_hook = eval_hook
         self.eval_func = eval_func
+        self._progress_bar = bool(progress_bar)
 
     def get_iterator(self, name: str) -> Any:
         """The iterator registered as ``name``."""
@@ -128,13 +143,24 @@ class Evaluator(extension.Extension):
         else:
             it = copy.copy(iterator)
         summary = reporter_module.DictSummary()
-        for batch in it:
-            observation: dict = {}
-            with reporter_module.report_scope(observation):
-                in_arrays = self.converter(batch, self.device)
-                with _config.no_backprop_mode():
-                    call_with_arrays(eval_func, in_arrays)
-            summary.add(observation)
+        progress = None
+        # getattr: subclasses written for older Chainer often skip Evaluator.__init__.
+        if getattr(self, '_progress_bar', False):
+            progress = _EvaluationProgress(self.name or self.default_name,
+                                           _batches_per_sweep(it), sys.stdout)
+        try:
+            for batch in it:
+                observation: dict = {}
+                with reporter_module.report_scope(observation):
+                    in_arrays = self.converter(batch, self.device)
+                    with _config.no_backprop_mode():
+                        call_with_arrays(eval_func, in_arrays)
+                summary.add(observation)
+                if progress is not None:
+                    progress.update()
+        finally:
+            if progress is not None:
+                progress.close()
         return summary.compute_mean()
 
     def finalize(self) -> None:
@@ -143,3 +169,57 @@ class Evaluator(extension.Extension):
             finalize = getattr(it, 'finalize', None)
             if finalize is not None:
                 finalize()
+
+
+def _batches_per_sweep(iterator: Any) -> Optional[int]:
+    """Number of batches in one pass over the iterator's dataset, or ``None`` if unknown."""
+    try:
+        size, batch_size = len(iterator.dataset), int(iterator.batch_size)
+    except (AttributeError, TypeError):
+        return None
+    return -(-size // batch_size) if batch_size > 0 else None
+
+
+class _EvaluationProgress:
+    """Progress of one evaluation sweep: a tqdm bar on a terminal, plain lines otherwise."""
+
+    plain_interval = 100  # iterations between two plain lines (and one at the end)
+
+    def __init__(self, name: str, total: Optional[int], out: TextIO) -> None:
+        self._name = name
+        self._total = total
+        self._out = out
+        self._count = 0
+        self._written = -1  # so that an empty sweep still writes its line
+        self._start = time.perf_counter()
+        tqdm = _progress_bar._tqdm_module() if _progress_bar._is_terminal(out) else None
+        # leave=False: the bar disappears when the evaluation ends, as Chainer's does.
+        self._bar = None if tqdm is None else tqdm.tqdm(
+            total=total, desc=name, unit='iter', file=out, leave=False, dynamic_ncols=True)
+
+    def update(self) -> None:
+        self._count += 1
+        if self._bar is not None:
+            self._bar.update(1)
+        elif self._count % self.plain_interval == 0:
+            self._write_line()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        elif self._written != self._count:
+            self._write_line()
+
+    def _write_line(self) -> None:
+        elapsed = time.perf_counter() - self._start
+        if self._total:
+            done = f'{self._count}/{self._total} iterations ({self._count / self._total:.1%})'
+        else:
+            done = f'{self._count} iterations'
+        line = f'{self._name}: {done}, {_progress_bar._format_seconds(elapsed)}'
+        if elapsed > 0:
+            line += f', {self._count / elapsed:.4g} iters/sec'
+        self._out.write(line + '\n')
+        if hasattr(self._out, 'flush'):
+            self._out.flush()
+        self._written = self._count

@@ -31,6 +31,17 @@ def call_with_arrays(func: Callable, in_arrays: Any) -> Any:
     return func(in_arrays)
 
 
+def unscale_grads(link: Any, loss_scale: Optional[float]) -> None:
+    """Divide every gradient of ``link`` by ``loss_scale`` in place (nothing when ``None``)."""
+    if loss_scale is None:
+        return
+    inverse = 1.0 / float(loss_scale)
+    for param in link.params():
+        grad = param.grad
+        if grad is not None:
+            grad *= inverse
+
+
 def _is_deserializer(serializer: Any) -> bool:
     from chainlet.serializers import Deserializer
     return isinstance(serializer, Deserializer)
@@ -86,26 +97,27 @@ class StandardUpdater(Updater):
                  device: Any = None, loss_func: Optional[Callable] = None,
                  loss_scale: Optional[float] = None, auto_new_epoch: bool = True, *,
                  accumulate: int = 1, input_device: Any = None) -> None:
+        owner = type(self).__name__  # subclasses' errors name the subclass
         iterators = iterator if isinstance(iterator, dict) else {'main': iterator}
         optimizers = optimizer if isinstance(optimizer, dict) else {'main': optimizer}
         # Only the iterator needs a 'main' entry (the epoch counters read it); a dict of
         # optimizers may use any names, as in a GAN updater that overrides update_core.
         if 'main' not in iterators:
-            raise ValueError(f"StandardUpdater: argument iterator: a dict of iterators needs a "
+            raise ValueError(f"{owner}: argument iterator: a dict of iterators needs a "
                              f"'main' entry, got keys {sorted(iterators)}")
         for name, opt in optimizers.items():
             if getattr(opt, 'target', None) is None:
-                raise RuntimeError(f'StandardUpdater: optimizer {name!r} has no target; call '
+                raise RuntimeError(f'{owner}: optimizer {name!r} has no target; call '
                                    f'optimizer.setup(model) first')
         if not callable(converter):
-            raise TypeError(f'StandardUpdater: argument converter: expected a callable, got '
+            raise TypeError(f'{owner}: argument converter: expected a callable, got '
                             f'{type(converter).__name__}')
         if isinstance(accumulate, bool) or not isinstance(accumulate, numbers.Integral) \
                 or accumulate < 1:
-            raise ValueError(f'StandardUpdater: argument accumulate: expected a positive int, '
+            raise ValueError(f'{owner}: argument accumulate: expected a positive int, '
                              f'got {accumulate!r}')
         if loss_scale is not None and not loss_scale > 0:
-            raise ValueError(f'StandardUpdater: argument loss_scale: expected a positive '
+            raise ValueError(f'{owner}: argument loss_scale: expected a positive '
                              f'number or None, got {loss_scale!r}')
         self._iterators = iterators
         self._optimizers = optimizers
@@ -160,7 +172,8 @@ class StandardUpdater(Updater):
         try:
             return self._optimizers[name]
         except KeyError:
-            raise KeyError(f'StandardUpdater.get_optimizer: no optimizer named {name!r}; the '
+            owner = type(self).__name__
+            raise KeyError(f'{owner}.get_optimizer: no optimizer named {name!r}; the '
                            f'updater has {sorted(self._optimizers)}') from None
 
     def get_all_optimizers(self) -> dict:
@@ -172,7 +185,8 @@ class StandardUpdater(Updater):
         try:
             return self._iterators[name]
         except KeyError:
-            raise KeyError(f'StandardUpdater.get_iterator: no iterator named {name!r}; the '
+            owner = type(self).__name__
+            raise KeyError(f'{owner}.get_iterator: no iterator named {name!r}; the '
                            f'updater has {sorted(self._iterators)}') from None
 
     # -- the update --
@@ -227,12 +241,7 @@ class StandardUpdater(Updater):
         if reporter is not None:
             reporter.observation.update(last_observation)
             reporter.observation.update(summary.compute_mean())
-        if self.loss_scale is not None:
-            inverse = 1.0 / float(self.loss_scale)
-            for param in optimizer.target.params():
-                grad = param.grad
-                if grad is not None:
-                    grad *= inverse
+        unscale_grads(optimizer.target, self.loss_scale)
         optimizer.update()
         self._previous_epoch_detail = previous_detail
         self._is_new_epoch = crossed
