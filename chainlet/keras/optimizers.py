@@ -55,7 +55,7 @@ class _NesterovRule(chainlet_optimizers.MomentumSGDRule):
         hp = self.hyperparam
         lr, mu = float(hp.lr), float(hp.momentum)
         v = self._state['v']
-        step = xp.multiply(param.grad, lr)
+        step = xp.multiply(param.grad, lr, out=xp.empty_like(param.grad))
         v *= mu
         v -= step
         data = param.array
@@ -98,7 +98,7 @@ class _RMSpropRule(chainlet_optimizers.RMSpropRule):
         hp, state = self.hyperparam, self._state
         lr, rho, eps = float(hp.lr), float(hp.alpha), float(hp.eps)
         grad, data, ms = param.grad, param.array, state['ms']
-        tmp = xp.multiply(grad, grad)
+        tmp = xp.multiply(grad, grad, out=xp.empty_like(grad))
         tmp *= 1.0 - rho
         ms *= rho
         ms += tmp
@@ -149,7 +149,7 @@ class _AdagradRule(chainlet_optimizers.AdaGradRule):
     def _adagrad(self, xp: Any, param: Any) -> None:
         hp = self.hyperparam
         grad, data, h = param.grad, param.array, self._state['h']
-        tmp = xp.multiply(grad, grad)
+        tmp = xp.multiply(grad, grad, out=xp.empty_like(grad))
         h += tmp
         xp.add(h, float(hp.eps), out=tmp)
         xp.sqrt(tmp, out=tmp)

@@ -35,7 +35,7 @@ def check_range(where: str, name: str, value: Any, low: float, high: float = mat
 def update_moments(xp: Any, grad: Any, m: Any, v: Any, beta1: float, beta2: float) -> Any:
     """``m += (1 - beta1) (g - m)`` and ``v += (1 - beta2) (g^2 - v)`` in place (Adam's and
     MSVAG's running moments); returns the scratch array, free for the caller to reuse."""
-    tmp = xp.subtract(grad, m)
+    tmp = xp.subtract(grad, m, out=xp.empty_like(m))
     tmp *= 1.0 - beta1
     m += tmp
     xp.multiply(grad, grad, out=tmp)

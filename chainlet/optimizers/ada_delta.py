@@ -18,11 +18,11 @@ def _update(xp: Any, hp: optimizer.Hyperparameter, state: dict, param: Any) -> N
     grad, data = param.grad, param.array
     msg, msdx = state['msg'], state['msdx']
     check_eps('AdaDelta', eps, data.dtype)
-    tmp = xp.multiply(grad, grad)
+    tmp = xp.multiply(grad, grad, out=xp.empty_like(grad))
     tmp *= 1.0 - rho
     msg *= rho
     msg += tmp
-    dx = xp.add(msdx, eps)
+    dx = xp.add(msdx, eps, out=xp.empty_like(msdx))
     xp.add(msg, eps, out=tmp)
     dx /= tmp
     xp.sqrt(dx, out=dx)

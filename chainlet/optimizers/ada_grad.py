@@ -17,7 +17,7 @@ def _update(xp: Any, hp: optimizer.Hyperparameter, state: dict, param: Any) -> N
     lr, eps = float(hp.lr), float(hp.eps)
     grad, data, h = param.grad, param.array, state['h']
     check_eps('AdaGrad', eps, data.dtype)
-    tmp = xp.multiply(grad, grad)
+    tmp = xp.multiply(grad, grad, out=xp.empty_like(grad))
     h += tmp
     xp.sqrt(h, out=tmp)
     tmp += eps

@@ -47,8 +47,8 @@ def _update(xp: Any, hp: optimizer.Hyperparameter, state: dict, param: Any, t: i
     # Bias-corrected mean mt and variance estimate s = (vt - mt^2) / (1 - rho).
     fix = 1.0 - beta ** t
     rho = _rho(beta, t)
-    mt = xp.divide(m, fix)
-    mt2 = xp.multiply(mt, mt)
+    mt = xp.divide(m, fix, out=xp.empty_like(m))
+    mt2 = xp.multiply(mt, mt, out=xp.empty_like(mt))
     xp.divide(v, fix, out=tmp)
     tmp -= mt2
     tmp *= rho / (1.0 - rho)  # rho * s

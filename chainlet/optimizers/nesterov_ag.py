@@ -16,7 +16,7 @@ def _update(xp: Any, hp: optimizer.Hyperparameter, state: dict, param: Any) -> N
     lr, mu = float(hp.lr), float(hp.momentum)
     v = state['v']
     data = param.array
-    tmp = xp.multiply(param.grad, lr)
+    tmp = xp.multiply(param.grad, lr, out=xp.empty_like(param.grad))
     v *= mu
     v -= tmp
     tmp *= 1.0 + mu

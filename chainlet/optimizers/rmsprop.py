@@ -19,7 +19,7 @@ def _update(xp: Any, hp: optimizer.Hyperparameter, state: dict, param: Any) -> N
     lr, alpha, eps = float(hp.lr), float(hp.alpha), float(hp.eps)
     grad, data, ms = param.grad, param.array, state['ms']
     check_eps('RMSprop', eps, data.dtype)
-    tmp = xp.multiply(grad, grad)
+    tmp = xp.multiply(grad, grad, out=xp.empty_like(grad))
     tmp *= 1.0 - alpha
     ms *= alpha
     ms += tmp

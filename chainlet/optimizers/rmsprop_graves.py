@@ -19,7 +19,7 @@ def _update(xp: Any, hp: optimizer.Hyperparameter, state: dict, param: Any) -> N
     momentum, eps = float(hp.momentum), float(hp.eps)
     grad, data = param.grad, param.array
     n, g, delta = state['n'], state['g'], state['delta']
-    tmp = xp.multiply(grad, grad)
+    tmp = xp.multiply(grad, grad, out=xp.empty_like(grad))
     tmp *= 1.0 - alpha
     n *= alpha
     n += tmp

@@ -28,10 +28,10 @@ def _update(xp: Any, hp: optimizer.Hyperparameter, state: dict, param: Any) -> N
     mem, g, g2 = state['mem'], state['g'], state['g2']
     check_eps('SMORMS3', eps, data.dtype)
     # r = 1 / (mem + 1): the weight of the new gradient in both running averages
-    r = xp.add(mem, 1.0)
+    r = xp.add(mem, 1.0, out=xp.empty_like(mem))
     xp.reciprocal(r, out=r)
     # g += r (grad - g);  g2 += r (grad^2 - g2)
-    tmp = xp.subtract(grad, g)
+    tmp = xp.subtract(grad, g, out=xp.empty_like(g))
     tmp *= r
     g += tmp
     xp.multiply(grad, grad, out=tmp)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import chainlet
-from chainlet import optimizers
+from chainlet import keras, optimizers
 
 
 class TwoParams(chainlet.Link):
@@ -405,3 +405,37 @@ def test_rules_built_alone_and_defaults():
 def test_bad_arguments(make, error, words):
     with pytest.raises(error, match=words):
         make()
+
+
+@pytest.mark.parametrize('name, make, ref, hp', CASES, ids=[c[0] for c in CASES])
+def test_zero_dim_parameter_updates_like_a_one_element_one(name, make, ref, hp):
+    # A 0-d parameter (PReLU's default slope, SpectralNormalization's gamma) once made NumPy
+    # return scalars for the scratch arrays of the update, which out= arguments cannot take.
+    results = []
+    for shape in ((), (1,)):
+        link = chainlet.Link()
+        with link.init_scope():
+            link.w = chainlet.Parameter(np.full(shape, 0.7, np.float64))
+        opt = make().setup(link)
+        for step in range(1, 4):
+            link.w.grad = np.full(shape, 0.3 * step - 0.5, np.float64)
+            opt.update()
+        assert isinstance(link.w.array, np.ndarray) and link.w.array.shape == shape
+        results.append(link.w.array.reshape(-1))
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+@pytest.mark.parametrize('make', [
+    lambda: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+    lambda: keras.optimizers.RMSprop(0.01), lambda: keras.optimizers.Adagrad(0.1),
+    lambda: keras.optimizers.Adam(0.01), lambda: keras.optimizers.AdamW(0.01)])
+def test_keras_optimizers_update_a_zero_dim_parameter(make):
+    link = chainlet.Link()
+    with link.init_scope():
+        link.w = chainlet.Parameter(np.array(0.7, np.float32))
+    opt = make()
+    opt.build(link)
+    for _ in range(2):
+        link.w.grad = np.array(0.5, np.float32)
+        opt.update()
+    assert link.w.array.shape == () and float(link.w.array) < 0.7
