@@ -22,6 +22,7 @@ from chainlet._config import config, global_config  # noqa: F401
 from chainlet._config import force_backprop_mode, no_backprop_mode, using_config  # noqa: F401
 from chainlet.function_node import FunctionNode  # noqa: F401
 from chainlet.link import Chain, ChainList, Link, Sequential  # noqa: F401
+from chainlet.link_hook import LinkHook  # noqa: F401
 from chainlet.parameter import Parameter  # noqa: F401
 from chainlet.variable import Variable, VariableNode, as_array, as_variable  # noqa: F401
 from chainlet import functions  # noqa: F401,E402
@@ -37,6 +38,7 @@ _LAZY = {
     'testing': 'chainlet.testing',
     'type_check': 'chainlet.type_check',
     'function_hooks': 'chainlet.function_hooks',
+    'link_hooks': 'chainlet.link_hooks',
     'initializers': 'chainlet.initializers',
     'links': 'chainlet.links',
     'optimizers': 'chainlet.optimizers',

@@ -20,6 +20,7 @@ Example:
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import copy as copy_module
 from typing import Any, Callable, Iterator, Optional, Sequence
@@ -27,6 +28,10 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import numpy
 
 from chainlet import backend
+from chainlet import link_hook as _link_hook
+from chainlet.link_hook import LinkHook
+from chainlet.link_hook import _ForwardPostprocessCallbackArgs as _PostArgs
+from chainlet.link_hook import _ForwardPreprocessCallbackArgs as _PreArgs
 from chainlet.parameter import Parameter
 
 
@@ -39,8 +44,12 @@ def _send(value: Any, gpu_id: int) -> Any:
 class Link:
     """A building block with parameters and persistent values (see the module docstring).
 
-    Subclasses implement ``forward``; calling the link calls it.
+    Subclasses implement ``forward``; calling the link calls it, between the callbacks of the
+    active link hooks (see :class:`~chainlet.LinkHook`, :meth:`add_hook`).
     """
+
+    # Created on the first add_hook; None keeps the unhooked call path to one test.
+    _local_link_hooks: Optional[collections.OrderedDict] = None
 
     def __init__(self, **params: Any) -> None:
         d = self.__dict__
@@ -126,11 +135,91 @@ class Link:
     # -- calling --
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _link_hook._active_count or self._local_link_hooks:
+            return self._forward_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def _forward_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        hooks = _link_hook._registry.hooks
+        if self._local_link_hooks:
+            # A local hook with the name of a global one takes its place (as in Chainer).
+            hooks = collections.OrderedDict(hooks)
+            hooks.update(self._local_link_hooks)
+        hooks = list(hooks.values())
+        if not hooks:  # global hooks are active in another thread only
+            return self.forward(*args, **kwargs)
+        pre = _PreArgs(self, 'forward', args, kwargs)
+        for hook in hooks:
+            hook.forward_preprocess(pre)
+        out = self.forward(*args, **kwargs)
+        post = _PostArgs(self, 'forward', args, kwargs, out)
+        for hook in hooks:
+            hook.forward_postprocess(post)
+        return out
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation of the link; subclasses define it."""
         raise NotImplementedError(f'{type(self).__name__} does not define forward')
+
+    # -- link hooks --
+
+    @property
+    def local_link_hooks(self) -> collections.OrderedDict:
+        """Ordered dict ``name -> hook`` of the link hooks registered on this link only."""
+        hooks = self._local_link_hooks
+        if hooks is None:
+            hooks = self.__dict__['_local_link_hooks'] = collections.OrderedDict()
+        return hooks
+
+    def add_hook(self, hook: LinkHook, name: Optional[str] = None) -> 'Link':
+        """Register a link hook on this link (its ``added(self)`` is called).
+
+        Args:
+            hook: A :class:`~chainlet.LinkHook`.
+            name: Registration name; ``hook.name`` when ``None``. It must be unique among the
+                hooks of this link.
+
+        Returns:
+            This link, so that ``L.Linear(3, 2).add_hook(hook)`` can be assigned directly.
+
+        Raises:
+            TypeError: ``hook`` is not a LinkHook, or ``name`` is not a string.
+            KeyError: A hook of this link already has that name.
+        """
+        cls = type(self).__name__
+        if not isinstance(hook, LinkHook):
+            raise TypeError(f'{cls}.add_hook: argument hook: expected a chainlet.LinkHook, got '
+                            f'{type(hook).__name__}')
+        if name is None:
+            name = hook.name
+        if not isinstance(name, str):
+            raise TypeError(f'{cls}.add_hook: argument name: expected a str or None, got '
+                            f'{type(name).__name__}')
+        hooks = self.local_link_hooks
+        if name in hooks:
+            raise KeyError(f'{cls}.add_hook: argument name: a hook named {name!r} is already '
+                           f'registered on this link; delete it or pass another name')
+        hooks[name] = hook
+        try:
+            hook.added(self)
+        except BaseException:
+            del hooks[name]  # a hook that refuses the link is not left half-registered
+            raise
+        return self
+
+    def delete_hook(self, name: str) -> None:
+        """Unregister the hook called ``name`` from this link (its ``deleted(self)`` is called).
+
+        Raises:
+            KeyError: No hook of this link has that name.
+        """
+        hooks = self.local_link_hooks
+        if name not in hooks:
+            raise KeyError(f'{type(self).__name__}.delete_hook: argument name: expected the name '
+                           f'of a hook of this link ({", ".join(map(repr, hooks)) or "none"}), '
+                           f'got {name!r}')
+        hooks[name].deleted(self)
+        del hooks[name]
 
     # -- traversal --
 
@@ -222,8 +311,8 @@ class Link:
                         dst.__dict__[name] = value
 
     def copy(self, mode: str = 'share') -> 'Link':
-        """Return a copy: ``'share'`` shares arrays, ``'copy'`` copies them, ``'init'``
-        re-initializes the parameters with their initializers."""
+        """Return a copy: ``'share'`` shares arrays (and link hooks), ``'copy'`` copies them,
+        ``'init'`` re-initializes the parameters with their initializers."""
         if mode not in ('share', 'copy', 'init'):
             raise ValueError(f"Link.copy: argument mode: expected 'share', 'copy' or 'init', "
                              f'got {mode!r}')
@@ -239,6 +328,8 @@ class Link:
                 value = link.__dict__[name]
                 if backend.is_array(value):
                     memo[id(value)] = value
+            for hook in (link._local_link_hooks or {}).values():
+                memo[id(hook)] = hook  # link hooks are shared too, as in Chainer
         new = copy_module.deepcopy(self, memo) if mode == 'share' else copy_module.deepcopy(self)
         if mode == 'init':
             for param in new.params():
