@@ -188,3 +188,15 @@ def test_examples_run_with_device_cupy(tmp_path, argv, expect):
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert expect in proc.stdout
+
+
+def test_float64_loss_kernel_computes_in_float64(cupy):
+    # The loss kernel's first argument is the integer labels; its precision once came from
+    # them, so float64 losses were computed in float32.
+    import chainlet.functions as F
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5, 4))
+    t = np.array([0, 3, -1, 1, 2], np.int32)
+    cpu = F.softmax_cross_entropy(x, t, reduce='no').array
+    gpu = F.softmax_cross_entropy(cupy.asarray(x), cupy.asarray(t), reduce='no').array
+    np.testing.assert_allclose(cupy.asnumpy(gpu), cpu, rtol=1e-14, atol=0)
