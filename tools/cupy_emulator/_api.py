@@ -476,6 +476,12 @@ _INT_SAMPLERS = {'randint', 'binomial', 'geometric', 'hypergeometric', 'logserie
                  'negative_binomial', 'poisson', 'zipf'}
 
 
+def _numpy_sampler(name: str) -> str:
+    """The ``RandomState`` method behind ``cupy.random.<name>`` (CuPy's aliases included)."""
+    return {'random': 'random_sample', 'ranf': 'random_sample',
+            'sample': 'random_sample'}.get(name, name)
+
+
 def _random_module() -> types.ModuleType:
     """``cupy.random`` on its own NumPy ``RandomState``: CuPy's names and signatures, float
     samplers limited to float32/float64 as CuPy's are."""
@@ -484,8 +490,7 @@ def _random_module() -> types.ModuleType:
 
     def sampler(name, sig):
         names = [n for n, _ in sig]
-        np_name = {'random': 'random_sample', 'ranf': 'random_sample',
-                   'sample': 'random_sample'}.get(name, name)
+        np_name = _numpy_sampler(name)
 
         def sample(*args, **kwargs):
             qualname = f'cupy.random.{name}'
@@ -504,8 +509,7 @@ def _random_module() -> types.ModuleType:
         return sample
 
     for name, sig in API['cupy.random'].items():
-        if sig is not None and hasattr(rs, {'random': 'random_sample', 'ranf': 'random_sample',
-                                            'sample': 'random_sample'}.get(name, name)):
+        if sig is not None and hasattr(rs, _numpy_sampler(name)):
             setattr(mod, name, sampler(name, sig))
 
     def seed(seed=None):

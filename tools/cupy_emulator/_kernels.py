@@ -138,11 +138,13 @@ def _bind(params: list, dtypes: list, kinds: list, start: int, index: str) -> li
 
 
 class _KernelBase:
-    def _prepare(self, args: tuple, out_args: list, nd: type, wrap) -> tuple:
-        """Split ``args`` into (kinds, host arrays, in dtypes, out dtypes)."""
+    def _prepare(self, args: tuple, out_args: list) -> tuple:
+        """Check the arguments as CuPy does and split ``args`` into (kinds, host arrays, in
+        dtypes, out dtypes)."""
+        from . import _api
         kinds, host, in_dtypes = [], [], []
         for p, a in zip(self._in, args):
-            if isinstance(a, nd):
+            if isinstance(a, _api.ndarray):
                 kinds.append('raw' if p.raw else 'array')
                 host.append(a._a)
                 in_dtypes.append(a._a.dtype)
@@ -153,8 +155,9 @@ class _KernelBase:
                 host.append(a)
                 in_dtypes.append(None)
         for a in out_args:
-            if not isinstance(a, nd):
+            if not isinstance(a, _api.ndarray):
                 raise TypeError('Output arguments type must be cupy.ndarray')
+        _api.launch_device((args, out_args), self.name)
         return kinds, host, in_dtypes, [a._a.dtype for a in out_args]
 
 
@@ -176,7 +179,6 @@ class ElementwiseKernel(_KernelBase):
 
     def __call__(self, *args, size: int = -1, stream=None, block_size: int = 128, **kwargs):
         from . import _api
-        nd = _api.ndarray
         if kwargs:
             raise TypeError(f'Wrong arguments {kwargs}')
         if len(args) not in (self.nin, self.nin + self.nout):
@@ -184,8 +186,7 @@ class ElementwiseKernel(_KernelBase):
                             f'{self.nin} or {self.nin + self.nout} (with outputs), but given '
                             f'{len(args)}.')
         in_args, out_args = args[:self.nin], list(args[self.nin:])
-        kinds, host, in_dtypes, out_dtypes = self._prepare(in_args, out_args, nd, None)
-        _api.launch_device((in_args, out_args), self.name)
+        kinds, host, in_dtypes, out_dtypes = self._prepare(in_args, out_args)
         arrays = [h for h, k in zip(host, kinds) if k == 'array']
         if size != -1:
             if arrays:
@@ -255,7 +256,6 @@ class ReductionKernel(_KernelBase):
     def __call__(self, *args, out=None, axis=None, keepdims: bool = False, stream=None,
                  reduce_dims: bool = True):
         from . import _api
-        nd = _api.ndarray
         if len(args) not in (self.nin, self.nin + self.nout):
             raise TypeError(f'Wrong number of arguments for {self.name}')
         in_args, out_args = args[:self.nin], list(args[self.nin:])
@@ -266,8 +266,7 @@ class ReductionKernel(_KernelBase):
             out_args = [out]
         if any(p.raw for p in self._in):
             raise NotImplementedError('the emulator does not support raw reduction inputs')
-        kinds, host, in_dtypes, out_dtypes = self._prepare(in_args, out_args, nd, None)
-        _api.launch_device((in_args, out_args), self.name)
+        kinds, host, in_dtypes, out_dtypes = self._prepare(in_args, out_args)
         arrays = [h for h, k in zip(host, kinds) if k == 'array']
         if not arrays:
             raise ValueError('Loop size is undecided.')

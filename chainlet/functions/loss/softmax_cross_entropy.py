@@ -113,6 +113,9 @@ class SoftmaxCrossEntropy(FunctionNode):
                                  f'ignore_label {self.ignore_label}, got {bad}')
         self.retain_inputs((0,))
         self._t = t
+        if self.class_weight is not None:
+            # Sent to x's GPU once, here; the gradient nodes use it as it is now.
+            self.class_weight = _gpu_class_weight(self.class_weight, x)
         log_y = _cuda_kernels.log_softmax(x, 1)
         if self.cache_score:
             self._y = xp.exp(log_y)
@@ -152,9 +155,7 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
         valid = t != self.ignore_label
         w = valid.astype(x.dtype)
         if self.class_weight is not None:
-            # class_weight may be a NumPy array for CuPy scores (forward_gpu accepts it)
-            w *= xp.asarray(self.class_weight).astype(x.dtype, copy=False)[
-                xp.where(valid, t, 0)]
+            w *= self.class_weight.astype(x.dtype, copy=False)[xp.where(valid, t, 0)]
         if self._coeff is not None:
             w *= self._coeff.astype(x.dtype)
         return _expand_class_axis(w), xp.where(valid, t, 0)
