@@ -17,9 +17,10 @@ from typing import Any
 from chainlet import _config
 from chainlet import backend  # noqa: F401
 from chainlet.backend import get_device, using_device  # noqa: F401
-from chainlet._backprop import grad  # noqa: F401
+from chainlet._backprop import backward, grad  # noqa: F401
 from chainlet._config import config, global_config  # noqa: F401
 from chainlet._config import force_backprop_mode, no_backprop_mode, using_config  # noqa: F401
+from chainlet.function import Function, FunctionAdapter  # noqa: F401
 from chainlet.function_node import FunctionNode  # noqa: F401
 from chainlet.link import Chain, ChainList, Link, Sequential  # noqa: F401
 from chainlet.link_hook import LinkHook  # noqa: F401

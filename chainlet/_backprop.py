@@ -12,6 +12,7 @@ computation; with it off they build nothing.
 from __future__ import annotations
 
 import heapq
+import warnings
 from typing import Any, Optional, Sequence
 
 import numpy
@@ -265,13 +266,17 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
                 gy = gy * loss_scale
         var._grad_var = gy
     leaves = _run((node,), (gy,), enable_double_backprop, retain_grad)
+    _store_leaf_grads(leaves, (gy,), enable_double_backprop)
+
+
+def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bool) -> None:
     # A backward may hand the same gradient Variable to several inputs (add does), a read-only
-    # broadcast view (sum does), or a view of the output's own gradient (reshape, transpose do);
+    # broadcast view (sum does), or a view of an output's own gradient (reshape, transpose do);
     # leaves get their own writable arrays so that an in-place update of one .grad (optimizer
     # hooks do this) neither fails nor changes another.
-    given = {id(gy)}
-    out_data = gy._data
-    with _config.using_config('enable_backprop', enable_double_backprop):
+    given = {id(gy) for gy in output_grads}
+    out_data = [gy._data for gy in output_grads]
+    with _config.using_config('enable_backprop', double):
         for node, lst in leaves.items():
             if node.creator_node is not None:
                 continue
@@ -281,10 +286,66 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
             g = _sum_grads(lst)
             if v._grad_var is not None:
                 g = v._grad_var + g
-            elif id(g) in given or not _writable(g._data) or _may_share(g._data, out_data):
+            elif id(g) in given or not _writable(g._data) or \
+                    any(_may_share(g._data, d) for d in out_data):
                 g = g * 1
             given.add(id(g))
             v._grad_var = g
+
+
+def backward(outputs: Any, grad_outputs: Any = None, *,
+             enable_double_backprop: bool = False) -> None:
+    """Backpropagate from several outputs at once, accumulating into the leaves' ``.grad``.
+
+    Unlike :meth:`Variable.backward`, no output gets a default gradient: each starts from its
+    ``grad_var`` (or from ``grad_outputs``), and outputs without one are skipped with a
+    ``RuntimeWarning``. The outputs' own gradients are cleared, as Chainer does.
+
+    Args:
+        outputs: List or tuple of output Variables.
+        grad_outputs: ``None`` or a list/tuple of gradients (Variables or arrays), one per output.
+        enable_double_backprop: Record the backward computation so the gradients can be
+            differentiated again.
+
+    Example:
+        >>> import numpy as np, chainlet
+        >>> x = chainlet.Variable(np.array([1.0, 2.0]))
+        >>> y0, y1 = x * 3, x * 4
+        >>> chainlet.backward([y0, y1], [np.ones(2), np.full(2, 10.0)])
+        >>> x.grad
+        array([43., 43.])
+    """
+    if not isinstance(outputs, (tuple, list)):
+        raise TypeError(f'backward: outputs must be a tuple or a list of Variables, '
+                        f'got {type(outputs).__name__}')
+    for i, y in enumerate(outputs):
+        if not isinstance(y, Variable):
+            raise TypeError(f'backward: outputs[{i}] must be a Variable, got {type(y).__name__}')
+    if grad_outputs is not None:
+        if not isinstance(grad_outputs, (tuple, list)):
+            raise TypeError(f'backward: grad_outputs must be None, a tuple or a list, '
+                            f'got {type(grad_outputs).__name__}')
+        if len(grad_outputs) != len(outputs):
+            raise ValueError(f'backward: grad_outputs has {len(grad_outputs)} entries but '
+                             f'outputs has {len(outputs)}')
+        grad_outputs = _check_grad_list(list(grad_outputs), list(outputs), 'grad_outputs',
+                                        'outputs')
+    else:
+        grad_outputs = []
+        for y in outputs:
+            if y._grad_var is None:
+                warnings.warn('backward: an output has no gradient (or appears twice); it is '
+                              'skipped. chainlet.backward sets no default gradient.',
+                              RuntimeWarning, stacklevel=2)
+            grad_outputs.append(y._grad_var)
+            y._grad_var = None
+    pairs = [(y._node, gy) for y, gy in zip(outputs, grad_outputs)
+             if gy is not None and y.creator_node is not None]
+    if not pairs:
+        return
+    nodes, grads = zip(*pairs)
+    leaves = _run(nodes, grads, enable_double_backprop, False)
+    _store_leaf_grads(leaves, grads, enable_double_backprop)
 
 
 def _check_variables(arg: Any, name: str) -> list:

@@ -44,6 +44,7 @@ import numpy
 
 from chainlet import _config
 from chainlet import backend
+from chainlet.utils import type_check as _type_check
 from chainlet.variable import Variable, constant_node as _constant_node
 
 _ndarray = numpy.ndarray
@@ -113,6 +114,13 @@ def _check_finite(arrays: Iterable[Any], what: str, func: 'FunctionNode',
                                f'(debug mode){where}')
 
 
+def _checks_then_dsl(check_arrays: Any) -> Any:
+    def check(self: 'FunctionNode', in_data: tuple) -> None:
+        check_arrays(self, in_data)
+        _type_check.check_with_dsl(self, in_data)
+    return check
+
+
 def _prefers_forward_gpu(cls: type) -> bool:
     """True when ``cls`` has its own ``forward_gpu`` that is not hidden by a ``forward``
     defined further down the class hierarchy (a subclass that rewrites ``forward`` wins)."""
@@ -153,6 +161,10 @@ class FunctionNode:
         cls._use_forward_gpu = _prefers_forward_gpu(cls)
         cls._has_backward_accumulate = \
             cls.backward_accumulate is not FunctionNode.backward_accumulate
+        if 'check_type_forward' in cls.__dict__ and \
+                cls._check_arrays is not FunctionNode._check_arrays:
+            # A subclass of a built-in adds Chainer-style checks: run both.
+            cls._check_arrays = _checks_then_dsl(cls._check_arrays)
 
     @property
     def label(self) -> str:
@@ -221,7 +233,7 @@ class FunctionNode:
         if not all_numpy and backend.check_same_array_module(self.label, in_data) is not numpy:
             gpu = backend.check_same_device(self.label, in_data)
         if local.get('type_check', defaults.type_check):
-            self.check_type_forward(in_data)
+            self._check_arrays(in_data)
 
         hooks = _collect_hooks(self) if (_active_hook_count or self._local_function_hooks) \
             else None
@@ -302,11 +314,21 @@ class FunctionNode:
 
     # -- to be implemented by subclasses --
 
-    def check_type_forward(self, in_data: tuple) -> None:
-        """Validate the input arrays; raise :class:`~chainlet.type_check.InvalidType` if wrong.
+    def check_type_forward(self, in_types: Any) -> None:
+        """Check the inputs with Chainer's type-check language (the default accepts anything).
 
-        Skipped when ``chainlet.config.type_check`` is ``False``. The default accepts anything.
+        ``in_types`` holds one entry per input; conditions are stated with
+        :mod:`chainlet.utils.type_check` (``type_check.expect(in_types[0].dtype.kind == 'f')``)
+        and a failure raises :class:`~chainlet.utils.type_check.InvalidType` naming this function,
+        the condition and the actual values. Skipped when ``chainlet.config.type_check`` is off.
         """
+
+    def _check_arrays(self, in_data: tuple) -> None:
+        # What apply() calls. Built-in functions override it with direct checks on the arrays;
+        # this default runs check_type_forward when a class or instance defines one.
+        if type(self).check_type_forward is not FunctionNode.check_type_forward or \
+                'check_type_forward' in self.__dict__:
+            _type_check.check_with_dsl(self, in_data)
 
     def forward(self, inputs: tuple) -> tuple:
         """Compute output arrays from input arrays (dispatches to ``forward_cpu``/``forward_gpu``).
@@ -401,6 +423,11 @@ class FunctionNode:
             for i, d in zip(self._output_indexes_to_retain, self._retained_output_data):
                 data[i] = d
         return tuple(data)
+
+    def _as_creator(self) -> Any:
+        # What Variable.creator shows: the node itself (an old-style Function's adapter shows
+        # the Function).
+        return self
 
     def unchain(self) -> None:
         """Cut this node out of the graph: outputs become leaves, inputs are released."""

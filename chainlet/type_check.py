@@ -1,10 +1,13 @@
-"""Checks on the arrays given to a function, with messages that say what was expected.
+"""Checks on the arrays given to a built-in function, with messages that say what was expected.
 
-Every failure raises :class:`InvalidType` (a ``TypeError``) whose message names the function and
-the argument and shows the expected and the actual value, e.g.
-``linear: argument W: expected ndim 2, got shape (3,)``. Checks are cheap boolean tests; the
-message is only formatted when one fails. Setting ``chainlet.config.type_check = False`` makes
-``FunctionNode.apply`` skip ``check_type_forward`` altogether.
+Built-in functions validate their inputs in ``_check_arrays(self, in_data)`` with these helpers
+instead of Chainer's symbolic language (:mod:`chainlet.utils.type_check`, which user-written
+``check_type_forward(self, in_types)`` methods use): plain boolean tests, with the message only
+formatted when one fails, so checking costs almost nothing per call. Every failure raises
+:class:`~chainlet.utils.type_check.InvalidType` (a ``TypeError``, the same class as the
+language's) whose message names the function and the argument and shows the expected and the
+actual value, e.g. ``linear: argument W: expected ndim 2, got shape (3,)``. Setting
+``chainlet.config.type_check = False`` makes ``FunctionNode.apply`` skip all checks.
 
 Example:
     >>> import numpy as np
@@ -12,13 +15,15 @@ Example:
     >>> type_check.argument('linear', 'W', np.zeros(3), ndim=2)
     Traceback (most recent call last):
     ...
-    chainlet.type_check.InvalidType: linear: argument W: expected ndim 2, got shape (3,)
+    chainlet.utils.type_check.InvalidType: linear: argument W: expected ndim 2, got shape (3,)
 """
 from __future__ import annotations
 
 from typing import Any, Iterable, Optional, Sequence
 
 import numpy
+
+from chainlet.utils.type_check import InvalidType, expect  # noqa: F401  (one error class)
 
 _KIND_NAMES = {
     'f': 'a floating-point dtype',
@@ -31,27 +36,10 @@ _KIND_NAMES = {
 }
 
 
-class InvalidType(TypeError):
-    """Raised when the inputs of a function have the wrong dtype, rank or shape.
-
-    Attributes:
-        expect: Text of what was expected (may be empty).
-        actual: Text of what was given (may be empty).
-    """
-
-    def __init__(self, message: str, expect: str = '', actual: str = '') -> None:
-        super().__init__(message)
-        self.expect = expect
-        self.actual = actual
-
-    def __reduce__(self):
-        return (type(self), (self.args[0], self.expect, self.actual))
-
-
 def fail(func: str, arg: str, expected: str, actual: str) -> InvalidType:
     """Build the standard error (``func: argument arg: expected ..., got ...``) to raise."""
-    return InvalidType(f'{func}: argument {arg}: expected {expected}, got {actual}',
-                       expected, actual)
+    return InvalidType(expected, actual,
+                       f'{func}: argument {arg}: expected {expected}, got {actual}')
 
 
 def _describe(x: Any) -> str:
@@ -113,8 +101,8 @@ def broadcastable(func: str, names: Sequence[str], arrays: Sequence[Any]) -> tup
         return numpy.broadcast_shapes(*[a.shape for a in arrays])
     except ValueError:
         shapes = ', '.join(f'{n} {a.shape}' for n, a in zip(names, arrays))
-        raise InvalidType(f'{func}: arguments cannot be broadcast together: {shapes}',
-                          'broadcastable shapes', shapes) from None
+        raise InvalidType('broadcastable shapes', shapes,
+                          f'{func}: arguments cannot be broadcast together: {shapes}') from None
 
 
 def count(func: str, inputs: Sequence[Any], n: int | Iterable[int]) -> None:
@@ -122,18 +110,8 @@ def count(func: str, inputs: Sequence[Any], n: int | Iterable[int]) -> None:
     allowed = (n,) if isinstance(n, int) else tuple(n)
     if len(inputs) not in allowed:
         want = ' or '.join(str(a) for a in allowed)
-        raise InvalidType(f'{func}: expected {want} inputs, got {len(inputs)}', want,
-                          str(len(inputs)))
-
-
-def expect(*conditions: Any, message: str = 'type check failed') -> None:
-    """Chainer-style ``expect``: raise :class:`InvalidType` if any condition is false.
-
-    Prefer :func:`argument`, which names what was expected and what was given.
-    """
-    for i, c in enumerate(conditions):
-        if not bool(c):
-            raise InvalidType(f'{message} (condition {i})')
+        raise InvalidType(want, str(len(inputs)),
+                          f'{func}: expected {want} inputs, got {len(inputs)}')
 
 
 def axis_in_range(func: str, name: str, axis: int, ndim: int) -> int:

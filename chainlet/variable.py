@@ -67,8 +67,23 @@ class VariableNode:
 
     @property
     def creator(self):
-        """The function node that created this value (alias of ``creator_node``)."""
-        return self.creator_node
+        """The function that created this value: ``creator_node``, or the old-style
+        :class:`~chainlet.Function` behind it."""
+        node = self.creator_node
+        return None if node is None else node._as_creator()
+
+    @creator.setter
+    def creator(self, func) -> None:
+        self.creator_node = getattr(func, 'node', func)
+
+    @property
+    def _rank(self) -> int:
+        # Chainer's name for the rank; some ported tests set it directly.
+        return self.rank
+
+    @_rank.setter
+    def _rank(self, rank: int) -> None:
+        self.rank = rank
 
     @property
     def label(self) -> str:
@@ -213,7 +228,14 @@ class Variable:
         if func is not None:
             self._node.rank = func.rank + 1
 
-    creator = creator_node
+    @property
+    def creator(self):
+        """The function that created this variable (an old-style Function shows as itself)."""
+        return self._node.creator
+
+    @creator.setter
+    def creator(self, func) -> None:
+        self.creator_node = getattr(func, 'node', func)
 
     @property
     def rank(self) -> int:

@@ -2,6 +2,7 @@
 
 It shows the whole extension surface of chainlet:
 
+* ``check_type_forward`` with Chainer's type-check language (``chainlet.utils.type_check``);
 * ``forward_cpu`` / ``forward_gpu`` (NumPy and CuPy code paths, picked by the input's array type);
 * ``retain_inputs`` to keep exactly what backward needs (here the input, nothing else);
 * a backward written with chainlet functions, so it can be differentiated again;
@@ -18,14 +19,17 @@ import numpy as np
 
 import chainlet
 import chainlet.functions as F
-from chainlet import FunctionNode, backend, gradient_check, type_check
+from chainlet import FunctionNode, backend, gradient_check
+from chainlet.utils import type_check
 
 
 class LogCosh(FunctionNode):
     """y = log(cosh(x)); dy/dx = tanh(x); d2y/dx2 = 1 - tanh(x)^2."""
 
-    def check_type_forward(self, in_data):
-        type_check.float_input('log_cosh', 'x', in_data[0])
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ('x',))
+        x_type, = in_types
+        type_check.expect(x_type.dtype.kind == 'f')
 
     def forward_cpu(self, inputs):
         x, = inputs
@@ -69,6 +73,11 @@ def main():
     print('check_backward: ok')
     gradient_check.check_double_backward(log_cosh, x, gy, ggx)
     print('check_double_backward: ok')
+
+    try:
+        log_cosh(np.arange(3))
+    except type_check.InvalidType as e:
+        print('an integer input is refused:', str(e).strip().splitlines()[-2:])
 
     big = chainlet.Variable(np.array([1e4, -1e4], np.float32))
     print('stable at 1e4:', log_cosh(big).array)

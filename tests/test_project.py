@@ -9,8 +9,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PKG = ROOT / 'chainlet'
-CORE = {'_config', 'variable', 'parameter', 'function_node', '_backprop', 'backend',
-        '_devices', 'type_check'}
+# The ground floor; 'utils' is Chainer's bottom-level helper package (type_check, conv, ...).
+CORE = {'_config', 'variable', 'parameter', 'function_node', 'function', '_backprop', 'backend',
+        '_devices', 'type_check', 'utils'}
 
 
 def _readme_commands():

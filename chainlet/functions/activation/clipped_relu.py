@@ -21,7 +21,7 @@ class ClippedReLU(FunctionNode):
     def label(self) -> str:
         return self.name
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.argument(self.name, 'x', in_data[0], kind='f')
 
     def forward(self, inputs):

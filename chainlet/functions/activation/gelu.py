@@ -27,7 +27,7 @@ def _normal_pdf(x: Any) -> Any:
 class GELU(FunctionNode):
     """``y = x * Phi(x)`` with the exact normal CDF ``Phi``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.argument('gelu', 'x', in_data[0], kind='f')
 
     def forward(self, inputs):

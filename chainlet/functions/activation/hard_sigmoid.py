@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class HardSigmoid(FunctionNode):
     """``y = clip(0.2 * x + 0.5, 0, 1)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.argument('hard_sigmoid', 'x', in_data[0], kind='f')
 
     def forward(self, inputs):

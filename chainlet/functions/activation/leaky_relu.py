@@ -17,7 +17,7 @@ class LeakyReLU(FunctionNode):
     def __init__(self, slope: float = 0.2) -> None:
         self.slope = real_param('leaky_relu', 'slope', slope)
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.argument('leaky_relu', 'x', in_data[0], kind='f')
 
     def forward(self, inputs):

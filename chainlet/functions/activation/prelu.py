@@ -20,7 +20,7 @@ def _extended_shape(W: Any, x: Any) -> tuple:
 class PReLU(FunctionNode):
     """``y = x`` for ``x >= 0``, ``W * x`` otherwise, ``W`` broadcast from axis 1."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, W = in_data
         type_check.argument('prelu', 'x', x, kind='f')
         type_check.argument('prelu', 'W', W, kind='f')

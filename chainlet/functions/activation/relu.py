@@ -13,7 +13,7 @@ from chainlet.variable import Variable
 class ReLU(FunctionNode):
     """``y = max(x, 0)``; the output is retained since ``dy/dx = (y > 0)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.argument('relu', 'x', in_data[0], kind='f')
 
     def forward(self, inputs):

@@ -26,7 +26,7 @@ def sigmoid_array(x: Any) -> Any:
 class Sigmoid(FunctionNode):
     """``y = 1 / (1 + exp(-x))``, computed without overflow and accurate in both tails."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('sigmoid', 'x', in_data[0])
 
     def forward(self, inputs):

@@ -16,7 +16,7 @@ class Softmax(FunctionNode):
     def __init__(self, axis: int = 1) -> None:
         self.axis = axis
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('softmax', 'x', in_data[0])
 
     def forward(self, inputs):

@@ -19,7 +19,7 @@ class Softplus(FunctionNode):
     def __init__(self, beta: float = 1.0) -> None:
         self.beta = beta
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.argument('softplus', 'x', in_data[0], kind='f')
 
     def forward(self, inputs):

@@ -20,7 +20,7 @@ def _extended_shape(beta: Any, x: Any) -> tuple:
 class Swish(FunctionNode):
     """``y = x * sigmoid(beta * x)``, ``beta`` broadcast from axis 1 of ``x``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, beta = in_data
         type_check.argument('swish', 'x', x, kind='f', min_ndim=1)
         type_check.argument('swish', 'beta', beta, kind='f')
@@ -60,7 +60,7 @@ class Swish(FunctionNode):
 class SiLU(FunctionNode):
     """``y = x * sigmoid(x)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.argument('silu', 'x', in_data[0], kind='f')
 
     def forward(self, inputs):

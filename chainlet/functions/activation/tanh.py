@@ -13,7 +13,7 @@ from chainlet.variable import Variable
 class Tanh(FunctionNode):
     """``y = tanh(x)``; the output is retained because ``dy/dx = 1 - y^2``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('tanh', 'x', in_data[0])
 
     def forward(self, inputs):

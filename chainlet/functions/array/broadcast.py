@@ -15,7 +15,7 @@ class BroadcastTo(FunctionNode):
     def __init__(self, shape: Sequence[int]) -> None:
         self._shape = tuple(shape)
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x = in_data[0]
         shape = self._shape
         lead = len(shape) - x.ndim

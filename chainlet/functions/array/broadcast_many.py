@@ -14,7 +14,7 @@ class Broadcast(FunctionNode):
     """Broadcast all inputs to their common shape; each gradient is summed back with ``sum_to``.
     """
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         if len(in_data) > 1:
             type_check.broadcastable('broadcast', [f'args[{i}]' for i in range(len(in_data))],
                                      in_data)

@@ -39,7 +39,7 @@ class Concat(FunctionNode):
         self.axis = axis
         self._func = func
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         check_joinable(self._func, in_data, self.axis)
 
     def forward(self, inputs):

@@ -16,7 +16,7 @@ class Depth2Space(FunctionNode):
     def __init__(self, r: int) -> None:
         self.r = r
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         X, = in_data
         type_check.argument('depth2space', 'X', X, kind='f', ndim=4)
         if X.shape[1] % (self.r * self.r):

@@ -22,7 +22,7 @@ class Im2Col(FunctionNode):
         self.dilate = _conv_utils.as_tuple('im2col', 'dilate', dilate, 2, 1)
         self.cover_all = bool(cover_all)
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.count('im2col', in_data, 1)
         type_check.argument('im2col', 'x', in_data[0], kind='f', ndim=4)
 

@@ -28,7 +28,7 @@ class Permutate(FunctionNode):
         self.axis = axis
         self.inv = inv
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, indices = in_data
         if not -x.ndim <= self.axis < x.ndim:
             raise ValueError(f'permutate: argument axis: expected an axis in [{-x.ndim}, '

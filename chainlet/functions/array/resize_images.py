@@ -60,7 +60,7 @@ class ResizeImages(_Resize):
     """``y = Wh @ x @ Ww^T`` per image and channel; linear in ``x``, so the gradient is the
     transposed map (:class:`ResizeImagesGrad`)."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, = in_data
         type_check.argument('resize_images', 'x', x, kind='f', ndim=4)
 

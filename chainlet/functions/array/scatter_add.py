@@ -31,7 +31,7 @@ class ScatterAdd(FunctionNode):
     def __init__(self, slices: tuple) -> None:
         self.slices = slices
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         a, b = in_data
         type_check.same_dtype('scatter_add', ('a', 'b'), (a, b))
 

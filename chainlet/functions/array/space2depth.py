@@ -23,7 +23,7 @@ class Space2Depth(FunctionNode):
     def __init__(self, r: int) -> None:
         self.r = r
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         X, = in_data
         type_check.argument('space2depth', 'X', X, kind='f', ndim=4)
         if X.shape[2] % self.r or X.shape[3] % self.r:

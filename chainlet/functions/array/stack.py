@@ -16,7 +16,7 @@ class Stack(FunctionNode):
     def __init__(self, axis: int) -> None:
         self.axis = axis
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x0 = in_data[0]
         for i, x in enumerate(in_data[1:], 1):
             if x.dtype != x0.dtype:

@@ -27,7 +27,7 @@ class SumTo(FunctionNode):
     def __init__(self, shape: Sequence[int]) -> None:
         self._shape = tuple(shape)
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x = in_data[0]
         shape = self._shape
         lead = x.ndim - len(shape)

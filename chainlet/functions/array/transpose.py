@@ -15,7 +15,7 @@ class Transpose(FunctionNode):
     def __init__(self, axes: Optional[Sequence[int]] = None) -> None:
         self.axes = None if axes is None else tuple(axes)
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         ndim = in_data[0].ndim
         if self.axes is not None and sorted(a % max(ndim, 1) for a in self.axes) != \
                 list(range(ndim)):

@@ -18,7 +18,7 @@ class TransposeSequence(FunctionNode):
     the gradient is computed.
     """
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x0 = in_data[0]
         for i, x in enumerate(in_data):
             if x.ndim < 1:

@@ -20,7 +20,7 @@ class Where(FunctionNode):
     The condition is a non-differentiable input, so its array is kept on the node.
     """
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         c, x, y = in_data
         type_check.argument('where', 'condition', c, kind='b')
         type_check.same_dtype('where', ('x', 'y'), (x, y))

@@ -25,7 +25,7 @@ class BilinearFunction(FunctionNode):
     broadcasting, sums), so it can be differentiated again.
     """
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         f = 'bilinear'
         type_check.count(f, in_data, (3, 6))
         e1, e2, W = in_data[:3]

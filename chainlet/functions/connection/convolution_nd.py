@@ -67,7 +67,7 @@ class ConvolutionND(FunctionNode):
         self.cover_all = cover_all
         self._cover_all = _conv_utils.per_axis(cover_all, ndim)
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         _conv_utils.check_inputs(self.func_name, in_data, self.ndim, self.groups, False)
 
     def forward(self, inputs):

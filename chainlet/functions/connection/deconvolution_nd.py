@@ -44,7 +44,7 @@ class DeconvolutionND(FunctionNode):
         self.outsize = None if outsize is None else \
             _conv_utils.as_tuple(func_name, 'outsize', outsize, ndim, 1)
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         _conv_utils.check_inputs(self.func_name, in_data, self.ndim, self.groups, True)
 
     def _output_shape(self, spatial: tuple, ksize: tuple) -> tuple:

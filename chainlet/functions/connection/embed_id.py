@@ -36,7 +36,7 @@ class EmbedIDFunction(FunctionNode):
     def __init__(self, ignore_label: Optional[int] = None) -> None:
         self.ignore_label = ignore_label
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.count('embed_id', in_data, 2)
         x, W = in_data
         type_check.argument('embed_id', 'x', x, kind='i', min_ndim=1)

@@ -18,7 +18,7 @@ class LinearFunction(FunctionNode):
     nodes are each other's gradients, so linear can be differentiated any number of times.
     """
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.count('linear', in_data, (2, 3))
         x, W = in_data[:2]
         type_check.argument('linear', 'x', x, kind='f', ndim=2)

@@ -28,7 +28,7 @@ class Accuracy(FunctionNode):
     def __init__(self, ignore_label: Optional[int]) -> None:
         self.ignore_label = ignore_label
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         check_scores_and_labels('accuracy', *in_data)
 
     def forward(self, inputs):

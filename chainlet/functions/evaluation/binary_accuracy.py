@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class BinaryAccuracy(FunctionNode):
     """Fraction of elements where ``y >= 0`` agrees with ``t == 1``; ``t == -1`` is ignored."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         y, t = in_data
         type_check.float_input('binary_accuracy', 'y', y)
         type_check.argument('binary_accuracy', 't', t, kind='i', shape=y.shape)

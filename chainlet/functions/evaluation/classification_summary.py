@@ -21,7 +21,7 @@ class ClassificationSummary(FunctionNode):
         self.beta = beta
         self.ignore_label = ignore_label
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         check_scores_and_labels(_FUNC, *in_data)
 
     def forward(self, inputs):

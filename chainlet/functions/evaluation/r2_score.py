@@ -18,7 +18,7 @@ class R2Score(FunctionNode):
         self.sample_weight = sample_weight
         self.multioutput = multioutput
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         pred, true = in_data
         type_check.argument(_FUNC, 'pred', pred, kind='f', min_ndim=1)
         type_check.argument(_FUNC, 'true', true, dtype=pred.dtype, shape=pred.shape)

@@ -19,7 +19,7 @@ class Contrastive(FunctionNode):
         self.margin = margin
         self.reduce = reduce
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x0, x1, y = in_data
         type_check.argument(_FUNC, 'x0', x0, kind='f', ndim=2)
         type_check.argument(_FUNC, 'x1', x1, dtype=x0.dtype, shape=x0.shape)

@@ -54,7 +54,7 @@ class ConnectionistTemporalClassification(FunctionNode):
         self.label_length = label_length
         self.reduce = reduce
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         t, x0 = in_data[0], in_data[1]
         type_check.argument(_FUNC, 't', t, kind='i', ndim=2)
         type_check.argument(_FUNC, 'x[0]', x0, kind='f', ndim=2)

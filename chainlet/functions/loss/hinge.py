@@ -27,7 +27,7 @@ class Hinge(FunctionNode):
         self.norm = norm
         self.reduce = reduce
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, t = in_data
         type_check.argument(_FUNC, 'x', x, kind='f', ndim=2)
         type_check.argument(_FUNC, 't', t, kind='i', shape=x.shape[:1])

@@ -19,7 +19,7 @@ class HuberLoss(FunctionNode):
         self.delta = delta
         self.reduce = reduce
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, t = in_data
         type_check.float_input(_FUNC, 'x', x)
         type_check.argument(_FUNC, 't', t, dtype=x.dtype, shape=x.shape)

@@ -13,7 +13,7 @@ from chainlet.variable import Variable
 class MeanAbsoluteError(FunctionNode):
     """``sum(|x0 - x1|) / size``; the gradient is ``sign(x0 - x1) / size``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         check_pair('mean_absolute_error', *in_data)
 
     def forward(self, inputs):

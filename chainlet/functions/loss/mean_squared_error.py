@@ -19,7 +19,7 @@ def check_pair(func: str, x0: Any, x1: Any) -> None:
 class MeanSquaredError(FunctionNode):
     """``sum((x0 - x1) ** 2) / size``; both inputs are retained to rebuild the difference."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         check_pair('mean_squared_error', *in_data)
 
     def forward(self, inputs):

@@ -25,7 +25,7 @@ class SigmoidCrossEntropy(FunctionNode):
         self.reduce = reduce
         self._coeff = None
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, t = in_data
         type_check.float_input(_FUNC, 'x', x)
         type_check.argument(_FUNC, 't', t, kind='i', shape=x.shape)

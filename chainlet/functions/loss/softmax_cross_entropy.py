@@ -61,7 +61,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         self._t = None
         self._coeff = None
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, t = in_data
         type_check.argument(_FUNC, 'x', x, kind='f', min_ndim=2)
         type_check.argument(_FUNC, 't', t, kind='i', shape=x.shape[:1] + x.shape[2:])

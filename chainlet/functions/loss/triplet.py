@@ -19,7 +19,7 @@ class Triplet(FunctionNode):
         self.margin = margin
         self.reduce = reduce
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         a, p, n = in_data
         type_check.argument(_FUNC, 'anchor', a, kind='f', ndim=2)
         type_check.argument(_FUNC, 'positive', p, dtype=a.dtype, shape=a.shape)

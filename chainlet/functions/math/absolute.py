@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class Absolute(FunctionNode):
     """``y = |x|``; the gradient is ``sign(x) * gy`` (zero at 0, as in Chainer and NumPy)."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('absolute', 'x', in_data[0])
 
     def forward(self, inputs):

@@ -16,7 +16,7 @@ class AbsoluteError(FunctionNode):
     differentiable again (its derivative in ``x`` is zero).
     """
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x0, x1 = in_data
         type_check.float_input('absolute_error', 'x0', x0)
         type_check.same_dtype('absolute_error', ('x0', 'x1'), in_data)

@@ -65,7 +65,7 @@ class Neg(FunctionNode):
 class Add(FunctionNode):
     """Sum of any number of arrays, broadcast together."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         if len(in_data) == 2:
             _check_binary('add', in_data[0], in_data[1])
             return
@@ -91,7 +91,7 @@ class Add(FunctionNode):
 class Sub(FunctionNode):
     """``x0 - x1``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         _check_binary('sub', in_data[0], in_data[1])
 
     def forward(self, inputs):
@@ -107,7 +107,7 @@ class Sub(FunctionNode):
 class Mul(FunctionNode):
     """``x0 * x1``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         _check_binary('mul', in_data[0], in_data[1])
 
     def forward(self, inputs):
@@ -129,7 +129,7 @@ class Mul(FunctionNode):
 class Div(FunctionNode):
     """``x0 / x1``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         _check_binary('div', in_data[0], in_data[1])
 
     def forward(self, inputs):
@@ -152,7 +152,7 @@ class Div(FunctionNode):
 class PowVarVar(FunctionNode):
     """``x0 ** x1``; the gradient for ``x1`` uses ``log(x0)`` (``x0`` must be positive)."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         _check_binary('pow', in_data[0], in_data[1])
 
     def forward(self, inputs):

@@ -47,6 +47,7 @@ def batch_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> 
             raise type_check.fail('batch_matmul', name, 'ndim 2 or 3', f'shape {v.shape}')
     if a.shape[0] != b.shape[0]:
         raise type_check.InvalidType(
+            '', '',
             f'batch_matmul: arguments a and b: batch sizes differ: a has shape {a.shape}, b '
             f'has shape {b.shape}')
     a3 = reshape(a, a.shape[:2] + (-1,))
@@ -55,6 +56,7 @@ def batch_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> 
     kb = b3.shape[2 if transb else 1]
     if ka != kb:
         raise type_check.InvalidType(
+            '', '',
             f'batch_matmul: arguments a and b: contracted dimensions differ: {ka} (a of shape '
             f'{a.shape}, transa={transa}) and {kb} (b of shape {b.shape}, transb={transb})')
     return matmul(a3, b3, transa, transb)

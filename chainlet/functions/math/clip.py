@@ -33,7 +33,7 @@ class Clip(FunctionNode):
             raise ValueError(f'clip: arguments x_min and x_max: expected x_min < x_max, '
                              f'got x_min={x_min}, x_max={x_max}')
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('clip', 'x', in_data[0])
 
     def forward(self, inputs):

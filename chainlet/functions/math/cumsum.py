@@ -22,7 +22,7 @@ class Cumsum(FunctionNode):
         self.axis = axis
         self.reverse = reverse
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x = in_data[0]
         type_check.float_input('cumsum', 'x', x)
         if self.axis is not None and not -x.ndim <= self.axis < x.ndim:

@@ -49,7 +49,7 @@ class EinSum(FunctionNode):
         self.in_subs = list(in_subs)
         self.out_sub = out_sub
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         names = [f'operands[{i}]' for i in range(len(in_data))]
         for name, x in zip(names, in_data):
             type_check.float_input('einsum', name, x)

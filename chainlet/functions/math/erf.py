@@ -245,7 +245,7 @@ def ndtr_array(x: Any) -> Any:
 class Erf(FunctionNode):
     """``y = erf(x)``; ``dy/dx = 2 / sqrt(pi) exp(-x^2)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('erf', 'x', in_data[0])
 
     def forward(self, inputs):

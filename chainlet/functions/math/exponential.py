@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class Exp(FunctionNode):
     """``y = exp(x)``; the derivative is ``y`` itself, so the output is retained."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('exp', 'x', in_data[0])
 
     def forward(self, inputs):
@@ -28,7 +28,7 @@ class Exp(FunctionNode):
 class Log(FunctionNode):
     """``y = log(x)`` (natural logarithm)."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('log', 'x', in_data[0])
 
     def forward(self, inputs):

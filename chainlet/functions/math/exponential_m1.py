@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class Expm1(FunctionNode):
     """``y = exp(x) - 1``; ``dy/dx = exp(x) = y + 1``, so the output is retained."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('expm1', 'x', in_data[0])
 
     def forward(self, inputs):

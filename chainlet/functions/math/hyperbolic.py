@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class Sinh(FunctionNode):
     """``y = sinh(x)``; ``dy/dx = cosh(x)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('sinh', 'x', in_data[0])
 
     def forward(self, inputs):
@@ -27,7 +27,7 @@ class Sinh(FunctionNode):
 class Cosh(FunctionNode):
     """``y = cosh(x)``; ``dy/dx = sinh(x)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('cosh', 'x', in_data[0])
 
     def forward(self, inputs):

@@ -13,7 +13,7 @@ from chainlet.variable import Variable
 class Arcsin(FunctionNode):
     """``y = arcsin(x)``; ``dy/dx = 1 / sqrt(1 - x^2)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('arcsin', 'x', in_data[0])
 
     def forward(self, inputs):
@@ -29,7 +29,7 @@ class Arcsin(FunctionNode):
 class Arccos(FunctionNode):
     """``y = arccos(x)``; ``dy/dx = -1 / sqrt(1 - x^2)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('arccos', 'x', in_data[0])
 
     def forward(self, inputs):
@@ -45,7 +45,7 @@ class Arccos(FunctionNode):
 class Arctan(FunctionNode):
     """``y = arctan(x)``; ``dy/dx = 1 / (1 + x^2)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('arctan', 'x', in_data[0])
 
     def forward(self, inputs):
@@ -63,7 +63,7 @@ class Arctan2(FunctionNode):
     ``dy/dx1 = x2 / (x1^2 + x2^2)`` and ``dy/dx2 = -x1 / (x1^2 + x2^2)``.
     """
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x1, x2 = in_data
         type_check.float_input('arctan2', 'x1', x1)
         type_check.same_dtype('arctan2', ('x1', 'x2'), in_data)

@@ -14,7 +14,7 @@ class LinearInterpolate(FunctionNode):
     """``z = p x + (1 - p) y`` (inputs broadcast); ``dz/dp = x - y``, ``dz/dx = p``,
     ``dz/dy = 1 - p``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         names = ('p', 'x', 'y')
         type_check.float_input('linear_interpolate', 'p', in_data[0])
         type_check.same_dtype('linear_interpolate', names, in_data)

@@ -17,7 +17,7 @@ class _LogBase(FunctionNode):
     ufunc = ''
     ln_base = 1.0
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input(self.name, 'x', in_data[0])
 
     def forward(self, inputs):

@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class Log1p(FunctionNode):
     """``y = log(1 + x)``; ``dy/dx = 1 / (1 + x)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('log1p', 'x', in_data[0])
 
     def forward(self, inputs):

@@ -28,7 +28,7 @@ class LogSumExp(FunctionNode):
         self.axis = axis
         self.keepdims = keepdims
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('logsumexp', 'x', in_data[0])
 
     def forward(self, inputs):

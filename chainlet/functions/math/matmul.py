@@ -23,7 +23,7 @@ def _swap_last(x: Variable) -> Variable:
 class MatMul(FunctionNode):
     """``y = a @ b`` for arrays of ndim >= 1 with batch broadcasting."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         a, b = in_data
         type_check.float_input('matmul', 'a', a)
         type_check.same_dtype('matmul', ('a', 'b'), (a, b))
@@ -34,6 +34,7 @@ class MatMul(FunctionNode):
         kb = b.shape[-2] if b.ndim > 1 else b.shape[0]
         if ka != kb:
             raise type_check.InvalidType(
+                '', '',
                 f'matmul: arguments a and b: contracted dimensions differ: a has shape {a.shape} '
                 f'(last axis {ka}), b has shape {b.shape} (axis {-2 if b.ndim > 1 else 0}: {kb})')
         if a.ndim > 2 or b.ndim > 2:
@@ -41,6 +42,7 @@ class MatMul(FunctionNode):
                 numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
             except ValueError:
                 raise type_check.InvalidType(
+                    '', '',
                     f'matmul: arguments a and b: batch dimensions cannot be broadcast together: '
                     f'a has shape {a.shape}, b has shape {b.shape}') from None
 

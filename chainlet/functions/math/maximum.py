@@ -16,7 +16,7 @@ class _Extremum(FunctionNode):
 
     name = ''
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x1, x2 = in_data
         type_check.float_input(self.name, 'x1', x1)
         type_check.same_dtype(self.name, ('x1', 'x2'), in_data)

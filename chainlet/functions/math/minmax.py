@@ -38,7 +38,7 @@ class _Select(FunctionNode):
         self.axis = axis
         self.keepdims = keepdims
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x = in_data[0]
         type_check.float_input(self.name, 'x', x)
 
@@ -87,7 +87,7 @@ class _ArgSelect(FunctionNode):
         _check_axis_kind(self.name, axis, False)
         self.axis = axis
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x = in_data[0]
         type_check.float_input(self.name, 'x', x)
 

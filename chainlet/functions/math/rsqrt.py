@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class Rsqrt(FunctionNode):
     """``y = 1 / sqrt(x)``; ``dy/dx = -y^3 / 2``, so the output is retained."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('rsqrt', 'x', in_data[0])
 
     def forward(self, inputs):

@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class Sqrt(FunctionNode):
     """``y = sqrt(x)``; ``dy/dx = 1 / (2 y)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('sqrt', 'x', in_data[0])
 
     def forward(self, inputs):

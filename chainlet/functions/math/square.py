@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class Square(FunctionNode):
     """``y = x^2``; ``dy/dx = 2 x``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('square', 'x', in_data[0])
 
     def forward(self, inputs):

@@ -23,7 +23,7 @@ class SquaredDifference(FunctionNode):
         self.same_shape = same_shape
         self.arg_names = arg_names
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         a, b = in_data
         type_check.float_input(self.name, self.arg_names[0], a)
         type_check.same_dtype(self.name, self.arg_names, in_data)

@@ -43,7 +43,7 @@ class Sum(FunctionNode):
         self.axis = axis
         self.keepdims = keepdims
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('sum', 'x', in_data[0])
         self.axis = normalize_axis('sum', self.axis, in_data[0].ndim)
 

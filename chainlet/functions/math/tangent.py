@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class Tan(FunctionNode):
     """``y = tan(x)``; ``dy/dx = 1 + y^2``, so the output is retained."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('tan', 'x', in_data[0])
 
     def forward(self, inputs):

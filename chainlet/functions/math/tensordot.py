@@ -56,13 +56,14 @@ class TensorDot(FunctionNode):
         self.a_axes = a_axes
         self.b_axes = b_axes
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         a, b = in_data
         type_check.float_input('tensordot', 'a', a)
         type_check.same_dtype('tensordot', ('a', 'b'), in_data)
         for i, j in zip(self.a_axes, self.b_axes):
             if a.shape[i] != b.shape[j]:
                 raise type_check.InvalidType(
+                    '', '',
                     f'tensordot: arguments a and b: summed axes differ in length: axis {i} of '
                     f'a (shape {a.shape}) and axis {j} of b (shape {b.shape})')
 

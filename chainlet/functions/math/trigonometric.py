@@ -12,7 +12,7 @@ from chainlet.variable import Variable
 class Sin(FunctionNode):
     """``y = sin(x)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('sin', 'x', in_data[0])
 
     def forward(self, inputs):
@@ -27,7 +27,7 @@ class Sin(FunctionNode):
 class Cos(FunctionNode):
     """``y = cos(x)``."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.float_input('cos', 'x', in_data[0])
 
     def forward(self, inputs):

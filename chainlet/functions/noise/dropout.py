@@ -23,7 +23,7 @@ class Dropout(FunctionNode):
         self.mask = mask
         self.rng = rng
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, = in_data
         type_check.float_input('dropout', 'x', x)
         if self.mask is not None:

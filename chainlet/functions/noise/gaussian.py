@@ -20,7 +20,7 @@ class Gaussian(FunctionNode):
     def __init__(self, eps: Any = None) -> None:
         self.eps = eps
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         mean, ln_var = in_data
         type_check.float_input('gaussian', 'mean', mean)
         type_check.argument('gaussian', 'ln_var', ln_var, dtype=mean.dtype, shape=mean.shape)

@@ -87,7 +87,7 @@ class BatchNormalization(FunctionNode):
         self.decay = decay
         self.axis = parse_axis('batch_normalization', axis)
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, gamma, beta = in_data
         axes = compute_axes('batch_normalization', self.axis, x.ndim, gamma.ndim)
         check_params('batch_normalization', x, axes, ('gamma', 'beta'), (gamma, beta))
@@ -257,7 +257,7 @@ class FixedBatchNormalization(FunctionNode):
         self.eps = eps
         self.axis = parse_axis('fixed_batch_normalization', axis)
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, gamma = in_data[:2]
         axes = compute_axes('fixed_batch_normalization', self.axis, x.ndim, gamma.ndim)
         check_params('fixed_batch_normalization', x, axes, ('gamma', 'beta', 'mean', 'var'),

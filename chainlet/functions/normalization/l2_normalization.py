@@ -18,7 +18,7 @@ class NormalizeL2(FunctionNode):
         self.eps = eps
         self.axis = axis
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         x, = in_data
         type_check.float_input('normalize', 'x', x)
 

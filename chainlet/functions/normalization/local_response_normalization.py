@@ -46,7 +46,7 @@ class LocalResponseNormalization(FunctionNode):
         self.alpha = alpha
         self.beta = beta
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.argument('local_response_normalization', 'x', in_data[0], kind='f',
                             min_ndim=2)
 

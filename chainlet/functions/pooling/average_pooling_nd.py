@@ -32,7 +32,7 @@ class AveragePoolingND(FunctionNode):
         self.pad_value = pad_value
         self._func = func
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.count(self._func, in_data, 1)
         type_check.argument(self._func, 'x', in_data[0], ndim=self.ndim + 2, kind='f')
 
@@ -60,6 +60,20 @@ class AveragePoolingND(FunctionNode):
         return _windows.WindowSpread(self._geom, label).apply((gy * self._coeff,))
 
 
+class AveragePooling2D(AveragePoolingND):
+    """Chainer's node class of :func:`average_pooling_2d`: ``AveragePoolingND`` with two axes.
+
+    ``cover_all`` is accepted for Chainer's signature and must be ``False``.
+    """
+
+    def __init__(self, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                 pad: IntOrTuple = 0, cover_all: bool = False) -> None:
+        if cover_all:
+            raise ValueError('average_pooling_2d: argument cover_all: expected False (average '
+                             'pooling has no cover_all mode), got True')
+        super().__init__(2, ksize, stride, pad, 0, 'average_pooling_2d')
+
+
 def _average_pooling(func: str, ndim: Optional[int], x: Any, ksize: IntOrTuple,
                      stride: Optional[IntOrTuple], pad: IntOrTuple,
                      pad_value: Optional[float]) -> Variable:
@@ -71,6 +85,8 @@ def _average_pooling(func: str, ndim: Optional[int], x: Any, ksize: IntOrTuple,
             raise type_check.fail(func, 'x', 'ndim >= 3 (batch, channel, spatial axes)',
                                   f'shape {tuple(x.shape)}')
         ndim = x_ndim - 2
+    else:
+        _windows.check_rank(func, x, ndim)
     return AveragePoolingND(ndim, ksize, stride, pad, pad_value, func).apply((x,))[0]
 
 
@@ -150,5 +166,5 @@ def average_pooling_3d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] =
     return _average_pooling('average_pooling_3d', 3, x, ksize, stride, pad, pad_value)
 
 
-__all__ = ['AveragePoolingND', 'average_pooling_1d', 'average_pooling_2d',
+__all__ = ['AveragePooling2D', 'AveragePoolingND', 'average_pooling_1d', 'average_pooling_2d',
            'average_pooling_3d', 'average_pooling_nd']

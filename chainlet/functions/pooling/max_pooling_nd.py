@@ -22,22 +22,30 @@ class MaxPoolingND(FunctionNode):
 
     def __init__(self, ndim: int, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
                  pad: IntOrTuple = 0, cover_all: bool = True,
-                 func: str = 'max_pooling_nd') -> None:
+                 func: str = 'max_pooling_nd', *, wide_pad: bool = False) -> None:
         self.ndim = ndim
-        self.ksize, self.stride, self.pad = _windows.pooling_params(func, ndim, ksize, stride,
-                                                                    pad)
+        if wide_pad:  # spatial_pyramid_pooling_2d: windows made only of padding give -inf
+            self.ksize = _windows.as_tuple(func, 'ksize', ksize, ndim, 1)
+            self.stride = self.ksize if stride is None else _windows.as_tuple(
+                func, 'stride', stride, ndim, 1)
+            self.pad = _windows.as_tuple(func, 'pad', pad, ndim, 0)
+        else:
+            self.ksize, self.stride, self.pad = _windows.pooling_params(func, ndim, ksize,
+                                                                        stride, pad)
+        self._wide_pad = wide_pad
         self.cover_all = cover_all
         self._func = func
         self.indexes = None
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.count(self._func, in_data, 1)
         type_check.argument(self._func, 'x', in_data[0], ndim=self.ndim + 2, kind='f')
 
     def forward(self, inputs):
         x, = inputs
         dims = x.shape[2:]
-        _windows.check_fits(self._func, dims, self.ksize, self.pad)
+        if not self._wide_pad:
+            _windows.check_fits(self._func, dims, self.ksize, self.pad)
         self._geom = _windows.Geometry.for_pooling(self.ksize, self.stride, self.pad, dims,
                                                    self.cover_all)
         y, self.indexes = _windows.max_windows(x, self._geom)
@@ -46,6 +54,16 @@ class MaxPoolingND(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return _windows.WindowScatter(self.indexes, self._geom, 'MaxPoolingNDGrad').apply(
             grad_outputs)
+
+
+class MaxPooling2D(MaxPoolingND):
+    """Chainer's node class of :func:`max_pooling_2d`: ``MaxPoolingND`` with two axes."""
+
+    def __init__(self, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                 pad: IntOrTuple = 0, cover_all: bool = True,
+                 return_indices: bool = False) -> None:
+        # ``return_indices`` only matters to the wrapper; the node always keeps ``indexes``.
+        super().__init__(2, ksize, stride, pad, cover_all, 'max_pooling_2d')
 
 
 def _max_pooling(func: str, ndim: Optional[int], x: Any, ksize: IntOrTuple,
@@ -59,6 +77,8 @@ def _max_pooling(func: str, ndim: Optional[int], x: Any, ksize: IntOrTuple,
             raise type_check.fail(func, 'x', 'ndim >= 3 (batch, channel, spatial axes)',
                                   f'shape {tuple(x.shape)}')
         ndim = x_ndim - 2
+    else:
+        _windows.check_rank(func, x, ndim)
     node = MaxPoolingND(ndim, ksize, stride, pad, cover_all, func)
     y = node.apply((x,))[0]
     if return_indices:
@@ -162,5 +182,5 @@ def max_pooling_3d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = Non
     return _max_pooling('max_pooling_3d', 3, x, ksize, stride, pad, cover_all, return_indices)
 
 
-__all__ = ['MaxPoolingND', 'max_pooling_1d', 'max_pooling_2d', 'max_pooling_3d',
+__all__ = ['MaxPooling2D', 'MaxPoolingND', 'max_pooling_1d', 'max_pooling_2d', 'max_pooling_3d',
            'max_pooling_nd']

@@ -21,7 +21,7 @@ class Upsampling2D(_windows.WindowScatter):
     def __init__(self, indexes: Any, geom: _windows.Geometry) -> None:
         super().__init__(indexes, geom, 'Upsampling2D')
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         type_check.count('upsampling_2d', in_data, 1)
         type_check.argument('upsampling_2d', 'x', in_data[0], ndim=4, kind='f')
 

@@ -135,7 +135,7 @@ class LSTM(FunctionNode):
     """``(c, h)`` of one LSTM step; the inputs are retained and the gates recomputed in
     backward (cheaper in memory than keeping four activations)."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         check_cell_types('lstm', ('c_prev', 'x'), in_data[:1], in_data[1:], same_batch=False)
 
     def forward(self, inputs):

@@ -15,7 +15,7 @@ _NAMES = ('c_prev1', 'c_prev2', 'x1', 'x2')
 class SLSTM(FunctionNode):
     """``(c, h)`` of an S-LSTM node merging two children; inputs are retained."""
 
-    def check_type_forward(self, in_data):
+    def _check_arrays(self, in_data):
         check_cell_types('slstm', _NAMES, in_data[:2], in_data[2:], same_batch=True)
 
     def forward(self, inputs):

@@ -1,0 +1,80 @@
+"""SciPy's special functions behind chainlet's: where they come from and what a node shares.
+
+Digamma, log-gamma, polygamma, zeta, erfcx, erfinv, erfcinv, ndtri and log_ndtr have no NumPy
+counterpart, so, as in Chainer, the CPU forward calls ``scipy.special`` and the GPU forward
+``cupyx.scipy.special``. SciPy is an optional extra (``pip install "chainlet[special]"``): it is
+imported the first time such a function runs, and when it is missing the ``ImportError`` names
+the function and the extra. The gradients are written with chainlet functions, so they can be
+differentiated again.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy
+
+from chainlet import backend
+from chainlet import type_check
+from chainlet.function_node import FunctionNode
+
+
+def special_function(func: str, name: str, xp: Any) -> Callable:
+    """``scipy.special.<name>`` for NumPy arrays, ``cupyx.scipy.special.<name>`` for CuPy.
+
+    Args:
+        func: Public name of the chainlet function, for the error message.
+        name: Name of the routine in ``scipy.special``.
+        xp: The array module of the inputs.
+
+    Raises:
+        ImportError: SciPy is needed on the CPU and is not installed.
+    """
+    if xp is numpy:
+        try:
+            from scipy import special
+        except ImportError:
+            raise ImportError(
+                f'{func}: SciPy is required to compute {func} on the CPU; install it with '
+                f'pip install "chainlet[special]"') from None
+    else:
+        from cupyx.scipy import special
+    return getattr(special, name)
+
+
+def evaluate(func: str, name: str, *args: Any, dtype: Any) -> Any:
+    """Evaluate a special function on arrays and return an ndarray of ``dtype``.
+
+    float16 inputs are computed in float32 (SciPy has no half-precision loops) and rounded.
+    """
+    xp = backend.get_array_module(*args)
+    y = special_function(func, name, xp)(*args)
+    return xp.asarray(y).astype(dtype, copy=False)
+
+
+class UnarySpecial(FunctionNode):
+    """Base of the one-input special functions: a float check and the SciPy forward.
+
+    Subclasses set ``name`` (the public name) and ``scipy_name`` and write ``backward``;
+    ``retain`` names what backward needs: the input ``'x'``, the output ``'y'``, or both.
+    """
+
+    name = ''
+    scipy_name = ''
+    retain = 'x'
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def _check_arrays(self, in_data):
+        type_check.count(self.name, in_data, 1)
+        type_check.float_input(self.name, 'x', in_data[0])
+
+    def forward(self, inputs):
+        x, = inputs
+        y = evaluate(self.name, self.scipy_name, x, dtype=x.dtype)
+        if 'x' in self.retain:
+            self.retain_inputs((0,))
+        if 'y' in self.retain:
+            self.retain_outputs((0,))
+        return y,

@@ -1,0 +1,69 @@
+"""``zeta``: the Hurwitz zeta function ``zeta(x, q)`` (SciPy's ``zeta``), differentiable in ``q``.
+
+``d/dq zeta(x, q) = -x zeta(x + 1, q)`` is again a zeta, so ``q`` is differentiable to any
+order. The derivative in the order ``x`` has no closed form among SciPy's functions; asking
+for it raises instead of returning a wrong value (Chainer returns the ``q`` formula for it).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from chainlet import type_check
+from chainlet.function_node import FunctionNode
+from chainlet.functions.math._special import evaluate
+from chainlet.variable import Variable
+
+
+class Zeta(FunctionNode):
+    """``y = zeta(x, q) = sum_k (k + q)^-x``; ``dy/dq = -x zeta(x + 1, q)``."""
+
+    @property
+    def label(self) -> str:
+        return 'zeta'
+
+    def _check_arrays(self, in_data):
+        type_check.count('zeta', in_data, 2)
+        x, q = in_data
+        type_check.float_input('zeta', 'x', x)
+        type_check.float_input('zeta', 'q', q)
+        type_check.broadcastable('zeta', ('x', 'q'), in_data)
+
+    def forward(self, inputs):
+        x, q = inputs
+        self.retain_inputs((0, 1))
+        return evaluate('zeta', 'zeta', x, q, dtype=q.dtype),
+
+    def backward(self, indexes, grad_outputs):
+        from chainlet.functions.array.sum_to import sum_to
+        if 0 in indexes:
+            raise RuntimeError('zeta: no gradient with respect to x (the order) is available; '
+                               'pass x as an array or as a Variable with requires_grad=False')
+        x, q = self.get_retained_inputs()
+        gq = -x * zeta(x + 1, q) * grad_outputs[0]
+        if gq.shape != q.shape:
+            gq = sum_to(gq, q.shape)
+        return None, gq
+
+
+def zeta(x: Any, q: Any) -> Variable:
+    """Elementwise Hurwitz zeta function, :math:`\\zeta(x, q) = \\sum_{k=0}^\\infty (k + q)^{-x}`.
+
+    Computed with ``scipy.special.zeta`` on the CPU (SciPy is the ``special`` extra) and
+    ``cupyx.scipy.special.zeta`` on the GPU. The gradient flows to ``q`` only.
+
+    Args:
+        x: Array (or Variable without gradient) of floats, the order; broadcastable with ``q``.
+        q: Variable or array of floats.
+
+    Returns:
+        Variable of the broadcast shape and ``q``'s dtype.
+
+    Raises:
+        ImportError: On the CPU when SciPy is not installed.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.zeta(np.array([2.0]), np.array([1.0])).array  # doctest: +SKIP
+        array([1.64493407])
+    """
+    return Zeta().apply((x, q))[0]
