@@ -9,7 +9,7 @@ Example:
     >>> F.tanh(np.zeros(2, np.float32)).array
     array([0., 0.], dtype=float32)
 """
-from chainlet.functions.math import *  # noqa: F401,F403
+from chainlet.functions.math._exports import *  # noqa: F401,F403
 from chainlet.functions.activation import *  # noqa: F401,F403
 from chainlet.functions.array import *  # noqa: F401,F403
 from chainlet.functions.connection import *  # noqa: F401,F403

@@ -1,35 +1,61 @@
-"""Elementwise math, reductions and products."""
-from chainlet.functions.math.absolute import absolute  # noqa: F401
-from chainlet.functions.math.basic_math import add, div, mul, neg, pow, sub  # noqa: F401
-from chainlet.functions.math.exponential import exp, log  # noqa: F401
-from chainlet.functions.math.identity import identity  # noqa: F401
-from chainlet.functions.math.matmul import matmul  # noqa: F401
-from chainlet.functions.math.sqrt import sqrt  # noqa: F401
-from chainlet.functions.math.sum import mean, sum  # noqa: F401
-from chainlet.functions.math.trigonometric import cos, sin  # noqa: F401
-from chainlet.functions.math.absolute_error import absolute_error  # noqa: F401
-from chainlet.functions.math.average import average  # noqa: F401
-from chainlet.functions.math.batch_matmul import batch_matmul  # noqa: F401
-from chainlet.functions.math.clip import clip  # noqa: F401
-from chainlet.functions.math.cumsum import cumsum  # noqa: F401
-from chainlet.functions.math.einsum import einsum  # noqa: F401
-from chainlet.functions.math.erf import erf  # noqa: F401
-from chainlet.functions.math.exponential_m1 import expm1  # noqa: F401
-from chainlet.functions.math.hyperbolic import cosh, sinh  # noqa: F401
-from chainlet.functions.math.inverse_trigonometric import arccos, arcsin  # noqa: F401
-from chainlet.functions.math.inverse_trigonometric import arctan, arctan2  # noqa: F401
-from chainlet.functions.math.linear_interpolate import linear_interpolate  # noqa: F401
-from chainlet.functions.math.logarithm import log10, log2  # noqa: F401
-from chainlet.functions.math.logarithm_1p import log1p  # noqa: F401
-from chainlet.functions.math.logsumexp import logsumexp  # noqa: F401
-from chainlet.functions.math.maximum import maximum, minimum  # noqa: F401
-from chainlet.functions.math.minmax import argmax, argmin, max, min  # noqa: F401
-from chainlet.functions.math.prod import prod  # noqa: F401
-from chainlet.functions.math.rounding import ceil, fix, floor  # noqa: F401
-from chainlet.functions.math.rsqrt import rsqrt  # noqa: F401
-from chainlet.functions.math.sign import sign  # noqa: F401
-from chainlet.functions.math.square import square  # noqa: F401
-from chainlet.functions.math.squared_difference import squared_difference  # noqa: F401
-from chainlet.functions.math.squared_error import squared_error  # noqa: F401
-from chainlet.functions.math.tangent import tan  # noqa: F401
-from chainlet.functions.math.tensordot import tensordot  # noqa: F401
+"""Elementwise math, reductions, products, linear algebra and special functions.
+
+As in Chainer, the attributes of this package are its modules: ``chainlet.functions.math.X``
+is the module that defines the function ``X`` and its FunctionNode classes (for example
+``chainlet.functions.math.sparse_matmul.CooMatMul``). The functions are re-exported by
+:mod:`chainlet.functions` (from ``_exports``).
+"""
+from chainlet.functions.math import absolute  # noqa: F401
+from chainlet.functions.math import absolute_error  # noqa: F401
+from chainlet.functions.math import arctanh  # noqa: F401
+from chainlet.functions.math import average  # noqa: F401
+from chainlet.functions.math import basic_math  # noqa: F401
+from chainlet.functions.math import batch_l2_norm_squared  # noqa: F401
+from chainlet.functions.math import batch_matmul  # noqa: F401
+from chainlet.functions.math import bias  # noqa: F401
+from chainlet.functions.math import cholesky  # noqa: F401
+from chainlet.functions.math import clip  # noqa: F401
+from chainlet.functions.math import cumprod  # noqa: F401
+from chainlet.functions.math import cumsum  # noqa: F401
+from chainlet.functions.math import digamma  # noqa: F401
+from chainlet.functions.math import einsum  # noqa: F401
+from chainlet.functions.math import erf  # noqa: F401
+from chainlet.functions.math import erfc  # noqa: F401
+from chainlet.functions.math import erfcinv  # noqa: F401
+from chainlet.functions.math import erfcx  # noqa: F401
+from chainlet.functions.math import erfinv  # noqa: F401
+from chainlet.functions.math import exponential  # noqa: F401
+from chainlet.functions.math import exponential_m1  # noqa: F401
+from chainlet.functions.math import fft  # noqa: F401
+from chainlet.functions.math import fmod  # noqa: F401
+from chainlet.functions.math import hyperbolic  # noqa: F401
+from chainlet.functions.math import identity  # noqa: F401
+from chainlet.functions.math import inv  # noqa: F401
+from chainlet.functions.math import inverse_trigonometric  # noqa: F401
+from chainlet.functions.math import lgamma  # noqa: F401
+from chainlet.functions.math import linear_interpolate  # noqa: F401
+from chainlet.functions.math import log_ndtr  # noqa: F401
+from chainlet.functions.math import logarithm  # noqa: F401
+from chainlet.functions.math import logarithm_1p  # noqa: F401
+from chainlet.functions.math import logsumexp  # noqa: F401
+from chainlet.functions.math import matmul  # noqa: F401
+from chainlet.functions.math import maximum  # noqa: F401
+from chainlet.functions.math import minmax  # noqa: F401
+from chainlet.functions.math import ndtr  # noqa: F401
+from chainlet.functions.math import ndtri  # noqa: F401
+from chainlet.functions.math import polygamma  # noqa: F401
+from chainlet.functions.math import prod  # noqa: F401
+from chainlet.functions.math import rounding  # noqa: F401
+from chainlet.functions.math import rsqrt  # noqa: F401
+from chainlet.functions.math import scale  # noqa: F401
+from chainlet.functions.math import sign  # noqa: F401
+from chainlet.functions.math import sparse_matmul  # noqa: F401
+from chainlet.functions.math import sqrt  # noqa: F401
+from chainlet.functions.math import square  # noqa: F401
+from chainlet.functions.math import squared_difference  # noqa: F401
+from chainlet.functions.math import squared_error  # noqa: F401
+from chainlet.functions.math import sum  # noqa: F401
+from chainlet.functions.math import tangent  # noqa: F401
+from chainlet.functions.math import tensordot  # noqa: F401
+from chainlet.functions.math import trigonometric  # noqa: F401
+from chainlet.functions.math import zeta  # noqa: F401

@@ -53,3 +53,21 @@ def expand_to_input(y: Any, shape: tuple, axes: Optional[tuple]) -> Variable:
     from chainlet.functions.array.broadcast import broadcast_to
     from chainlet.functions.array.reshape import reshape
     return broadcast_to(reshape(y, kept_shape(shape, axes)), shape)
+
+
+def expand_along(func: str, x: Any, y: Any, axis: int) -> Variable:
+    """``y`` reshaped and broadcast to ``x``'s shape, its axes lined up from ``x``'s ``axis``.
+
+    A mismatch raises ``ValueError`` naming ``func``; in debug mode ``AssertionError``, which
+    is what Chainer's ``bias`` and ``scale`` raise there.
+    """
+    from chainlet._config import config
+    from chainlet.functions.array.broadcast import broadcast_to
+    from chainlet.functions.array.reshape import reshape
+    xs, ys = x.shape, y.shape
+    if xs[axis:axis + len(ys)] != ys:
+        error = AssertionError if config.debug else ValueError
+        raise error(f'{func}: argument y: expected shape {xs[axis:axis + len(ys)]} (x.shape '
+                    f'{xs} from axis {axis}), got {ys}')
+    kept = (1,) * axis + ys + (1,) * (len(xs) - axis - len(ys))
+    return broadcast_to(reshape(y, kept), xs)

@@ -1,6 +1,7 @@
 """``batch_l2_norm_squared``: the squared L2 norm of each example of a batch."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from chainlet import backend
@@ -25,7 +26,8 @@ class BatchL2NormSquared(FunctionNode):
         self.retain_inputs((0,))
         xp = backend.get_array_module(x)
         # float16 sums in float32: a half-precision running sum loses digits quickly.
-        x2 = x.reshape(len(x), -1).astype(xp.promote_types(x.dtype, 'f'), copy=False)
+        x2 = x.reshape(len(x), math.prod(x.shape[1:]))
+        x2 = x2.astype(xp.promote_types(x.dtype, 'f'), copy=False)
         return xp.einsum('ij,ij->i', x2, x2).astype(x.dtype, copy=False),
 
     def backward(self, indexes, grad_outputs):

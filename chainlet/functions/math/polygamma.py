@@ -35,7 +35,7 @@ class PolyGamma(FunctionNode):
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.array.sum_to import sum_to
         n, x = self.get_retained_inputs()
-        gx = polygamma(n.array + 1, x) * grad_outputs[0]
+        gx = polygamma(n.xp.asarray(n.array + 1), x) * grad_outputs[0]
         if gx.shape != x.shape:
             gx = sum_to(gx, x.shape)
         return None, gx

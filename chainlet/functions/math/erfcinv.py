@@ -1,0 +1,48 @@
+"""``erfcinv``: the inverse of the complementary error function (SciPy's ``erfcinv``)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from chainlet.functions.math._special import UnarySpecial
+from chainlet.variable import Variable
+
+_SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
+
+
+class ErfcInv(UnarySpecial):
+    """``y = erfc^-1(x)``; ``dy/dx = -sqrt(pi) / 2 exp(y^2)``."""
+
+    name = 'erfcinv'
+    scipy_name = 'erfcinv'
+    retain = 'y'
+
+    def backward(self, indexes, grad_outputs):
+        from chainlet.functions.math.exponential import exp
+        y, = self.get_retained_outputs()
+        return grad_outputs[0] * exp(y * y) * -_SQRT_PI_OVER_2,
+
+
+def erfcinv(x: Any) -> Variable:
+    """Elementwise inverse complementary error function:
+    :math:`y` with :math:`\\mathrm{erfc}(y) = x`.
+
+    Computed with ``scipy.special.erfcinv`` on the CPU (SciPy is the ``special`` extra) and
+    ``cupyx.scipy.special.erfcinv`` on the GPU.
+
+    Args:
+        x: Variable or array of floats, any shape, values in ``[0, 2]`` (``0`` and ``2``
+            give ``+inf`` and ``-inf``).
+
+    Returns:
+        Variable of the same shape and dtype.
+
+    Raises:
+        ImportError: On the CPU when SciPy is not installed.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.erfcinv(np.array([1.0, 0.5])).array  # doctest: +SKIP
+        array([0.        , 0.47693628])
+    """
+    return ErfcInv().apply((x,))[0]

@@ -1,0 +1,47 @@
+"""``erfinv``: the inverse of the error function (SciPy's ``erfinv``)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from chainlet.functions.math._special import UnarySpecial
+from chainlet.variable import Variable
+
+_SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
+
+
+class ErfInv(UnarySpecial):
+    """``y = erf^-1(x)``; ``dy/dx = sqrt(pi) / 2 exp(y^2)``."""
+
+    name = 'erfinv'
+    scipy_name = 'erfinv'
+    retain = 'y'
+
+    def backward(self, indexes, grad_outputs):
+        from chainlet.functions.math.exponential import exp
+        y, = self.get_retained_outputs()
+        return grad_outputs[0] * exp(y * y) * _SQRT_PI_OVER_2,
+
+
+def erfinv(x: Any) -> Variable:
+    """Elementwise inverse error function, :math:`y` with :math:`\\mathrm{erf}(y) = x`.
+
+    Computed with ``scipy.special.erfinv`` on the CPU (SciPy is the ``special`` extra) and
+    ``cupyx.scipy.special.erfinv`` on the GPU.
+
+    Args:
+        x: Variable or array of floats, any shape, values in ``[-1, 1]`` (``+-1`` give
+            ``+-inf``, outside NaN).
+
+    Returns:
+        Variable of the same shape and dtype.
+
+    Raises:
+        ImportError: On the CPU when SciPy is not installed.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.erfinv(np.array([0.0, 0.5])).array  # doctest: +SKIP
+        array([0.        , 0.47693628])
+    """
+    return ErfInv().apply((x,))[0]

@@ -1,0 +1,34 @@
+"""``scale``: multiply by a smaller array along some axes of a bigger one (Chainer's ``scale``)."""
+from __future__ import annotations
+
+from typing import Any
+
+from chainlet.functions.math._util import expand_along
+from chainlet.variable import Variable
+
+
+def scale(x: Any, y: Any, axis: int = 1) -> Variable:
+    """Elementwise product of ``x`` and ``y`` broadcast along the axes of ``x`` from ``axis`` on.
+
+    ``y``'s shape must equal ``x.shape[axis:axis + y.ndim]``; ``y`` is reshaped with ones on
+    the other axes and broadcast to ``x``'s shape, so its gradient is summed back.
+
+    Args:
+        x: Variable or array of floats.
+        y: Variable or array of the same dtype, the scale.
+        axis: First axis of ``x`` that ``y``'s axes line up with.
+
+    Returns:
+        Variable of ``x``'s shape.
+
+    Raises:
+        ValueError: ``y``'s shape does not match ``x`` from ``axis`` (``AssertionError`` in
+            debug mode, as in Chainer).
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.scale(np.ones((2, 3)), np.array([1.0, 2.0]), axis=0).array
+        array([[1., 1., 1.],
+               [2., 2., 2.]])
+    """
+    return x * expand_along('scale', x, y, axis)
