@@ -1,4 +1,4 @@
-"""``FunctionTestCase``: one declaration, every standard test of a differentiable function.
+"""``PytestFunctionTestCase``: one declaration, every standard test of a differentiable function.
 
 Subclass it in a test module and implement ``generate_inputs``, ``forward`` and
 ``forward_expected``. pytest then collects ``test_forward``, ``test_backward`` and
@@ -13,9 +13,14 @@ so the CPU suite does not grow. ``forward`` receives the device (a
 :class:`~chainlet.backend.CpuDevice` or :class:`~chainlet.backend.GpuDevice`, which compares
 equal to ``'@numpy'`` / ``'@cupy:0'``) for functions that need it.
 
+The checks themselves (non-contiguous layout, "inputs not modified", output comparison,
+gradient checks) are those of ``chainlet.testing._function_check``, shared with Chainer's
+unittest :class:`~chainlet.testing.FunctionTestCase`; this front end adds pytest
+parametrization and dtype-dependent default tolerances.
+
 Example (in a test module)::
 
-    class TestTanh(FunctionTestCase):
+    class TestTanh(PytestFunctionTestCase):
         params = [{'shape': (3, 4)}, {'shape': ()}, {'shape': (0, 2)}]
 
         def generate_inputs(self):
@@ -37,8 +42,7 @@ import numpy
 import pytest
 
 from chainlet import backend
-from chainlet import gradient_check
-from chainlet.testing.array import assert_allclose, make_noncontiguous
+from chainlet.testing import _function_check as engine
 from chainlet.variable import Variable
 
 _F16, _F32, _F64 = numpy.dtype(numpy.float16), numpy.dtype(numpy.float32), \
@@ -75,10 +79,6 @@ def _cases(cls: type) -> tuple[list, list]:
     return cases, ids
 
 
-def _copy(arrays: tuple) -> tuple:
-    return tuple(None if a is None else a.copy() for a in arrays)
-
-
 @functools.lru_cache(maxsize=None)
 def gpu_skip_reason() -> Optional[str]:
     """Why GPU tests cannot run here (``None`` when CuPy and a CUDA device are present).
@@ -96,7 +96,7 @@ def gpu_skip_reason() -> Optional[str]:
     return None
 
 
-class FunctionTestCase:
+class PytestFunctionTestCase:
     """Base class of declarative tests for differentiable functions (see module docstring).
 
     Class attributes:
@@ -175,7 +175,7 @@ class FunctionTestCase:
         self.setup()
         inputs = tuple(device.send(self.generate_inputs()))
         if not contiguous:
-            inputs = tuple(make_noncontiguous(x) for x in inputs)
+            inputs = engine.layout(inputs, None)
         return inputs
 
     def _forward(self, inputs: tuple, device: Any) -> tuple:
@@ -191,20 +191,17 @@ class FunctionTestCase:
             pytest.skip('forward test disabled for this case')
         device = backend.CpuDevice() if device is None else device
         inputs = self._prepare(param, dtype, contiguous, 'forward', device)
-        saved = _copy(inputs)
+        saved = engine.copy_arrays(inputs)
         outputs = self._forward(inputs, device)
-        for i, (x, x0) in enumerate(zip(inputs, saved)):
-            if not numpy.array_equal(backend.to_cpu(x), backend.to_cpu(x0), equal_nan=True):
-                raise AssertionError(f'forward modified its input {i} in place')
-        expected = self.forward_expected(tuple(backend.to_cpu(_copy(saved))))
+        engine.check_inputs_unchanged(saved, inputs)
+        expected = self.forward_expected(tuple(backend.to_cpu(engine.copy_arrays(saved))))
         if not isinstance(expected, tuple):
             raise TypeError(f'{type(self).__name__}.forward_expected must return a tuple')
-        assert len(outputs) == len(expected), \
-            f'forward returned {len(outputs)} outputs, forward_expected {len(expected)}'
-        for i, (y, e) in enumerate(zip(outputs, expected)):
+        for i, y in enumerate(outputs):
             assert isinstance(y, Variable), f'output {i} is not a Variable'
-            assert_allclose(y.array, numpy.asarray(e), err_msg=f'output {i}: ',
-                            **self.check_forward_options)
+        engine.check_outputs(tuple(y.array for y in outputs),
+                             tuple(numpy.asarray(e) for e in expected),
+                             **self.check_forward_options)
 
     def _function(self, n_out: list, device: Any) -> Any:
         def f(*xs: Variable) -> tuple:
@@ -218,12 +215,12 @@ class FunctionTestCase:
             pytest.skip('backward test disabled for this case')
         device = backend.CpuDevice() if device is None else device
         inputs = self._prepare(param, dtype, contiguous, 'backward', device)
-        outputs = self._forward(_copy(inputs), device)
+        outputs = self._forward(engine.copy_arrays(inputs), device)
         gys = device.send(tuple(self.generate_grad_outputs(tuple(y.array for y in outputs))))
         keep = [g is not None for g in gys]
-        gradient_check.check_backward(self._function(keep, device), inputs,
-                                      tuple(g for g in gys if g is not None),
-                                      **self.check_backward_options)
+        engine.check_backward(self._function(keep, device), inputs,
+                              tuple(g for g in gys if g is not None),
+                              **self.check_backward_options)
 
     def _run_double_backward(self, param: dict, dtype: numpy.dtype, contiguous: bool,
                              device: Any = None) -> None:
@@ -231,20 +228,20 @@ class FunctionTestCase:
             pytest.skip('double backward test disabled for this case')
         device = backend.CpuDevice() if device is None else device
         inputs = self._prepare(param, dtype, contiguous, 'double_backward', device)
-        outputs = self._forward(_copy(inputs), device)
+        outputs = self._forward(engine.copy_arrays(inputs), device)
         gys = device.send(tuple(self.generate_grad_outputs(tuple(y.array for y in outputs))))
         keep = [g is not None for g in gys]
         ggxs = device.send(tuple(self.generate_grad_grad_inputs(inputs)))
-        gradient_check.check_double_backward(self._function(keep, device), inputs,
-                                             tuple(g for g in gys if g is not None), ggxs,
-                                             **self.check_double_backward_options)
+        engine.check_double_backward(self._function(keep, device), inputs,
+                                     tuple(g for g in gys if g is not None), ggxs,
+                                     **self.check_double_backward_options)
 
 
 def _make_test(name: str, cases: list, ids: list, gpu: bool = False) -> Any:
     runner = f'_run_{name}'
 
     @pytest.mark.parametrize('case', cases, ids=ids)
-    def test(self: FunctionTestCase, case: tuple) -> None:
+    def test(self: PytestFunctionTestCase, case: tuple) -> None:
         device = backend.GpuDevice(0) if gpu else backend.CpuDevice()
         with backend.using_device(device):
             getattr(self, runner)(*case, device)
@@ -255,9 +252,9 @@ def _make_test(name: str, cases: list, ids: list, gpu: bool = False) -> Any:
 
 def _gpu_placeholder(reason: str) -> Any:
     @pytest.mark.gpu
-    def test_gpu(self: FunctionTestCase) -> None:
+    def test_gpu(self: PytestFunctionTestCase) -> None:
         pytest.skip(f'GPU variants of this test case were not generated: {reason}')
     return test_gpu
 
 
-__all__ = ['FunctionTestCase', 'default_tolerances', 'gpu_skip_reason']
+__all__ = ['PytestFunctionTestCase', 'default_tolerances', 'gpu_skip_reason']

@@ -4,7 +4,7 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet import FunctionNode, Variable, gradient_check
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 class WrongTanh(FunctionNode):
@@ -124,7 +124,7 @@ class _InPlace(FunctionNode):
         return x.copy(),
 
 
-class TestHarnessCatchesInputModification(FunctionTestCase):
+class TestHarnessCatchesInputModification(PytestFunctionTestCase):
     dtypes = (np.float64,)
     test_noncontiguous = False
     skip_backward_test = True
@@ -144,7 +144,7 @@ class TestHarnessCatchesInputModification(FunctionTestCase):
             self._run_forward({}, np.dtype(np.float64), True)
 
 
-class TestHarnessCatchesWrongBackward(FunctionTestCase):
+class TestHarnessCatchesWrongBackward(PytestFunctionTestCase):
     dtypes = (np.float64,)
     test_noncontiguous = False
     skip_double_backward_test = True
@@ -180,7 +180,7 @@ def test_double_backward_when_the_gradient_is_the_output_gradient_itself():
 
 
 def test_check_backward_direction_follows_numpy_global_seed():
-    # The direction used to come from an unseeded private generator, so FunctionTestCase runs
+    # The direction used to come from an unseeded private generator, so PytestFunctionTestCase runs
     # (which seed numpy.random) were not reproducible and failed now and then.
     x, gy = _data((3, 4))
 

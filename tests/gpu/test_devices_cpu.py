@@ -17,7 +17,7 @@ import chainlet.links as L
 from chainlet import backend
 from chainlet.backend import CpuDevice, GpuDevice
 from chainlet.function_node import FunctionNode
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 class _FakeCudaDevice:
@@ -261,7 +261,7 @@ def test_numpy_and_cupy_mixed_raise(fake_cupy):
         F.add(a, b)
 
 
-class TestDeviceArgument(FunctionTestCase):
+class TestDeviceArgument(PytestFunctionTestCase):
     """``forward`` gets a device object that matches the inputs and compares with strings."""
 
     params = [{'shape': (2, 3)}]

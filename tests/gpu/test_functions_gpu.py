@@ -47,7 +47,8 @@ def _compare(cupy, func, arrays, seed=0, kinds=('forward', 'backward', 'double_b
             assert g is None, kind
             continue
         assert isinstance(g, cupy.ndarray), kind
-        assert_allclose(g, c, err_msg=f'{kind}: ', **default_tolerances(kind, x.dtype))
+        assert_allclose(g, c, err_msg=f"{kind}: ", check_dtype=True,
+                        **default_tolerances(kind, x.dtype))
 
 
 def _beta(shape, dtype):
@@ -156,7 +157,7 @@ def test_batch_normalization_matches_cpu(cupy, shape, dtype):
         (y * y).sum().backward()
         stats[xp_name] = (g.grad, b.grad, mean, var)
     for c, g in zip(stats['cpu'], stats['gpu']):
-        assert_allclose(g, c, **default_tolerances(tol, dtype))
+        assert_allclose(g, c, check_dtype=True, **default_tolerances(tol, dtype))
 
 
 def test_dropout_mask_and_backward(cupy):

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -15,7 +15,7 @@ def away_from(points, shape, dtype, low, high, gap=0.1):
     return np.asarray(x, dtype)
 
 
-class TestClippedReLU(FunctionTestCase):
+class TestClippedReLU(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'z': 0.75}, {'shape': (3, 4), 'z': 20.0},
               {'shape': (), 'z': 0.75}, {'shape': (0, 2), 'z': 20.0}]
 
@@ -30,7 +30,7 @@ class TestClippedReLU(FunctionTestCase):
         return np.asarray(np.clip(x, 0, self.z), x.dtype),
 
 
-class TestReLU6(FunctionTestCase):
+class TestReLU6(PytestFunctionTestCase):
     params = [{'shape': (3, 4)}, {'shape': ()}, {'shape': (0, 2)}]
 
     def generate_inputs(self):

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 SELU_ALPHA = 1.6732632423543772
@@ -21,7 +21,7 @@ def elu_ref(x, alpha, scale=1.0, rate=1.0):
     return y.astype(x.dtype)
 
 
-class TestELU(FunctionTestCase):
+class TestELU(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'alpha': 1.0}, {'shape': (3, 4), 'alpha': 0.5},
               {'shape': (2, 3), 'alpha': -0.7}, {'shape': (), 'alpha': 1.0},
               {'shape': (0, 2), 'alpha': 1.0}]
@@ -36,7 +36,7 @@ class TestELU(FunctionTestCase):
         return elu_ref(inputs[0], self.alpha),
 
 
-class TestSELU(FunctionTestCase):
+class TestSELU(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'kw': {}}, {'shape': (2, 3), 'kw': {'alpha': 1.2, 'scale': 2.0}},
               {'shape': (), 'kw': {}}, {'shape': (0, 2), 'kw': {}}]
 
@@ -52,7 +52,7 @@ class TestSELU(FunctionTestCase):
         return elu_ref(inputs[0], alpha, scale),
 
 
-class TestCELU(FunctionTestCase):
+class TestCELU(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'alpha': 1.0}, {'shape': (2, 3), 'alpha': 2.5},
               {'shape': (), 'alpha': 0.5}, {'shape': (0, 2), 'alpha': 1.0}]
 

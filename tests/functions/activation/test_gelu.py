@@ -4,13 +4,13 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet.functions.math.erf import erf_array, erfc_array, ndtr_array
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 special = pytest.importorskip('scipy.special')
 
 
-class TestGELU(FunctionTestCase):
+class TestGELU(PytestFunctionTestCase):
     params = [{'shape': (3, 4)}, {'shape': ()}, {'shape': (0, 2)}]
 
     def generate_inputs(self):

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -14,7 +14,7 @@ def inside_and_outside(shape, dtype):
     return np.asarray(np.where(np.random.uniform(size=shape) < 0.6, inner, outer), dtype)
 
 
-class TestHardSigmoid(FunctionTestCase):
+class TestHardSigmoid(PytestFunctionTestCase):
     params = [{'shape': (3, 4)}, {'shape': ()}, {'shape': (0, 2)}]
 
     def generate_inputs(self):

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -12,7 +12,7 @@ def away_from_zero(shape, dtype, low=0.1, high=1.0):
     return np.asarray(x, dtype=dtype)
 
 
-class TestLeakyReLU(FunctionTestCase):
+class TestLeakyReLU(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'slope': 0.2}, {'shape': (3, 4), 'slope': -0.3},
               {'shape': (2, 3), 'slope': 0.0}, {'shape': (2, 3), 'slope': 1.5},
               {'shape': (), 'slope': 0.2}, {'shape': (0, 2), 'slope': 0.2}]

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _log_softmax(x, axis):
@@ -11,7 +11,7 @@ def _log_softmax(x, axis):
     return x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
 
 
-class TestLogSoftmax(FunctionTestCase):
+class TestLogSoftmax(PytestFunctionTestCase):
     params = [
         {'shape': (3, 4), 'axis': 1},
         {'shape': (2, 3, 2), 'axis': 0},

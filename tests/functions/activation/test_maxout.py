@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -20,7 +20,7 @@ def maxout_ref(x, pool_size, axis):
     return np.asarray(x.reshape(shape).max(axis=axis + 1), x.dtype)
 
 
-class TestMaxout(FunctionTestCase):
+class TestMaxout(PytestFunctionTestCase):
     params = [{'shape': (2, 6), 'pool_size': 3, 'axis': 1},
               {'shape': (2, 4, 3), 'pool_size': 2, 'axis': 1},
               {'shape': (2, 3, 4), 'pool_size': 2, 'axis': -1},

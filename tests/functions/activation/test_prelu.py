@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -12,7 +12,7 @@ def prelu_ref(x, W):
     return np.asarray(np.where(x >= 0, x, x * Wb), x.dtype)
 
 
-class TestPReLU(FunctionTestCase):
+class TestPReLU(PytestFunctionTestCase):
     params = [{'x_shape': (2, 3, 4), 'W_shape': (3,)},
               {'x_shape': (2, 3, 4), 'W_shape': (3, 4)},
               {'x_shape': (2, 3), 'W_shape': ()},

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -13,7 +13,7 @@ def away_from_zero(shape, dtype, low=0.1, high=1.0):
     return np.asarray(x, dtype=dtype)
 
 
-class TestReLU(FunctionTestCase):
+class TestReLU(PytestFunctionTestCase):
     params = [{'shape': (3, 4)}, {'shape': ()}, {'shape': (0, 2)}]
 
     def generate_inputs(self):

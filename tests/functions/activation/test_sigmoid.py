@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -14,7 +14,7 @@ def sigmoid_ref(x):
     return np.asarray(np.where(xd >= 0, 1 / (1 + e), e / (1 + e)), x.dtype)
 
 
-class TestSigmoid(FunctionTestCase):
+class TestSigmoid(PytestFunctionTestCase):
     params = [{'shape': (3, 4)}, {'shape': ()}, {'shape': (0, 2)}]
 
     def generate_inputs(self):

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _softmax(x, axis):
@@ -11,7 +11,7 @@ def _softmax(x, axis):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-class TestSoftmax(FunctionTestCase):
+class TestSoftmax(PytestFunctionTestCase):
     params = [
         {'shape': (3, 4), 'axis': 1},
         {'shape': (2, 3, 2), 'axis': 0},

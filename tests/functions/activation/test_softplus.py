@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -12,7 +12,7 @@ def softplus_ref(x, beta):
     return np.asarray((np.maximum(bx, 0) + np.log1p(np.exp(-np.abs(bx)))) / beta, x.dtype)
 
 
-class TestSoftplus(FunctionTestCase):
+class TestSoftplus(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'beta': 1.0}, {'shape': (3, 4), 'beta': 2.0},
               {'shape': (2, 3), 'beta': 0.5}, {'shape': (2, 3), 'beta': -1.5},
               {'shape': (), 'beta': 1.0}, {'shape': (0, 2), 'beta': 1.0}]
@@ -27,7 +27,7 @@ class TestSoftplus(FunctionTestCase):
         return softplus_ref(inputs[0], self.beta),
 
 
-class TestSoftplusLargeInputs(FunctionTestCase):
+class TestSoftplusLargeInputs(PytestFunctionTestCase):
     """|x| ~ 1e4: exp(beta * x) would overflow; values and gradients must stay exact."""
     params = [{'beta': 1.0}, {'beta': 3.0}]
     dtypes = (np.float32, np.float64)

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -11,7 +11,7 @@ def sigmoid64(z):
     return 0.5 * np.tanh(0.5 * z) + 0.5
 
 
-class TestSwish(FunctionTestCase):
+class TestSwish(PytestFunctionTestCase):
     params = [{'x_shape': (2, 3, 4), 'beta_shape': (3,)},
               {'x_shape': (2, 3, 4), 'beta_shape': (3, 4)},
               {'x_shape': (2, 3), 'beta_shape': ()},
@@ -33,7 +33,7 @@ class TestSwish(FunctionTestCase):
         return np.asarray(xd * sigmoid64(b * xd), x.dtype),
 
 
-class TestSiLU(FunctionTestCase):
+class TestSiLU(PytestFunctionTestCase):
     params = [{'shape': (3, 4)}, {'shape': ()}, {'shape': (0, 2)}]
 
     def generate_inputs(self):

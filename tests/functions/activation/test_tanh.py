@@ -1,10 +1,10 @@
 import numpy as np
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestTanh(FunctionTestCase):
+class TestTanh(PytestFunctionTestCase):
     params = [{'shape': (3, 4)}, {'shape': ()}, {'shape': (0, 2)}]
 
     def generate_inputs(self):

@@ -4,14 +4,14 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _uniform(shape, dtype):
     return np.random.uniform(-1, 1, shape).astype(dtype)
 
 
-class TestSwapaxes(FunctionTestCase):
+class TestSwapaxes(PytestFunctionTestCase):
     params = [{'shape': (2, 3, 4), 'a1': 0, 'a2': 2}, {'shape': (2, 3), 'a1': -1, 'a2': 0},
               {'shape': (0, 2), 'a1': 0, 'a2': 1}]
 
@@ -25,7 +25,7 @@ class TestSwapaxes(FunctionTestCase):
         return np.swapaxes(inputs[0], self.a1, self.a2),
 
 
-class TestMoveaxis(FunctionTestCase):
+class TestMoveaxis(PytestFunctionTestCase):
     params = [{'shape': (2, 3, 4), 'src': 0, 'dst': -1},
               {'shape': (2, 3, 4), 'src': (0, 1), 'dst': (2, 0)},
               {'shape': (0, 3), 'src': 1, 'dst': 0}]
@@ -40,7 +40,7 @@ class TestMoveaxis(FunctionTestCase):
         return np.moveaxis(inputs[0], self.src, self.dst),
 
 
-class TestRollaxis(FunctionTestCase):
+class TestRollaxis(PytestFunctionTestCase):
     params = [{'shape': (2, 3, 4), 'axis': 2, 'start': 0},
               {'shape': (2, 3, 4), 'axis': 0, 'start': 3},
               {'shape': (2, 3, 4), 'axis': -1, 'start': -2},
@@ -91,7 +91,7 @@ def test_axis_errors():
         F.swapaxes([1.0], 0, 0)
 
 
-class TestExpandDims(FunctionTestCase):
+class TestExpandDims(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'axis': 0}, {'shape': (2, 3), 'axis': -1},
               {'shape': (2, 3), 'axis': 1}, {'shape': (), 'axis': 0},
               {'shape': (0, 2), 'axis': 2}]
@@ -114,7 +114,7 @@ def test_expand_dims_errors():
         F.expand_dims(np.zeros((2, 3)), None)
 
 
-class TestSqueeze(FunctionTestCase):
+class TestSqueeze(PytestFunctionTestCase):
     params = [{'shape': (1, 3, 1), 'axis': None}, {'shape': (1, 3, 1), 'axis': 2},
               {'shape': (1, 3, 1), 'axis': (0, -1)}, {'shape': (1, 1), 'axis': None},
               {'shape': (0, 1), 'axis': 1}]
@@ -147,7 +147,7 @@ def test_squeeze_errors():
         F.squeeze(np.zeros((1, 3)), (0, -2))
 
 
-class TestFlatten(FunctionTestCase):
+class TestFlatten(PytestFunctionTestCase):
     params = [{'shape': (2, 3)}, {'shape': ()}, {'shape': (0, 3)}]
 
     def generate_inputs(self):

@@ -5,14 +5,14 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet import type_check
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _uniform(shape, dtype):
     return np.random.uniform(-1, 1, shape).astype(dtype)
 
 
-class TestBroadcast(FunctionTestCase):
+class TestBroadcast(PytestFunctionTestCase):
     # No input already has the output shape: the harness cannot check a gradient that is gy
     # itself (see test_broadcast_same_shapes).
     params = [{'shapes': [(2, 1), (3,)]}, {'shapes': [(), (1, 2), (2, 1)]},
@@ -68,7 +68,7 @@ def test_broadcast_errors():
         F.broadcast(np.zeros(2), 1.0)
 
 
-class TestBroadcastTo(FunctionTestCase):
+class TestBroadcastTo(PytestFunctionTestCase):
     params = [{'shape': (3,), 'out': (2, 3)}, {'shape': (2, 1), 'out': (2, 4)},
               {'shape': (), 'out': (2, 2)}, {'shape': (1, 3), 'out': (0, 3)}]
 

@@ -4,14 +4,14 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase, default_tolerances
+from chainlet.testing import PytestFunctionTestCase, default_tolerances
 
 
 def _uniform(shape, dtype):
     return np.random.uniform(-1, 1, shape).astype(dtype)
 
 
-class TestCast(FunctionTestCase):
+class TestCast(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'to': np.float16}, {'shape': (2, 3), 'to': np.float32},
               {'shape': (2, 3), 'to': np.float64}, {'shape': (), 'to': np.float64},
               {'shape': (0, 2), 'to': np.float32}]

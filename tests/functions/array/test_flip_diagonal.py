@@ -5,14 +5,14 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet import type_check
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _uniform(shape, dtype):
     return np.random.uniform(-1, 1, shape).astype(dtype)
 
 
-class TestFlip(FunctionTestCase):
+class TestFlip(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'axis': 0}, {'shape': (2, 3), 'axis': -1},
               {'shape': (0, 3), 'axis': 1}]
 
@@ -26,7 +26,7 @@ class TestFlip(FunctionTestCase):
         return np.flip(inputs[0], self.axis),
 
 
-class TestFliplr(FunctionTestCase):
+class TestFliplr(PytestFunctionTestCase):
     params = [{'shape': (2, 3)}, {'shape': (2, 3, 2)}]
 
     def generate_inputs(self):
@@ -39,7 +39,7 @@ class TestFliplr(FunctionTestCase):
         return np.fliplr(inputs[0]),
 
 
-class TestFlipud(FunctionTestCase):
+class TestFlipud(PytestFunctionTestCase):
     params = [{'shape': (3,)}, {'shape': (3, 2)}]
 
     def generate_inputs(self):
@@ -63,7 +63,7 @@ def test_flip_errors():
         F.flipud(np.zeros(()))
 
 
-class TestDiagonal(FunctionTestCase):
+class TestDiagonal(PytestFunctionTestCase):
     params = [{'shape': (3, 3), 'offset': 0, 'axis1': 0, 'axis2': 1},
               {'shape': (3, 4), 'offset': 1, 'axis1': 0, 'axis2': 1},
               {'shape': (2, 3, 4), 'offset': -1, 'axis1': 2, 'axis2': 1},

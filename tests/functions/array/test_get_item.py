@@ -4,14 +4,14 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _uniform(shape, dtype):
     return np.random.uniform(-1, 1, shape).astype(dtype)
 
 
-class TestGetItem(FunctionTestCase):
+class TestGetItem(PytestFunctionTestCase):
     params = [{'shape': (4, 3), 'slices': (slice(1, 3), 0)},
               {'shape': (4, 3), 'slices': (slice(None, None, -1), slice(2, None, -2))},
               {'shape': (4, 3), 'slices': (None, Ellipsis, 1)},

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def im2col_ref(x, ksize, stride=1, pad=0, cover_all=False, dilate=1):
@@ -25,7 +25,7 @@ def im2col_ref(x, ksize, stride=1, pad=0, cover_all=False, dilate=1):
     return y.reshape(n, c * kh * kw, oh, ow)
 
 
-class TestIm2Col(FunctionTestCase):
+class TestIm2Col(PytestFunctionTestCase):
     kw: dict = {}
     params = [
         {'shape': (2, 2, 4, 3), 'kw': {'ksize': 2}},

@@ -5,14 +5,14 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet import type_check
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _uniform(shape, dtype):
     return np.random.uniform(-1, 1, shape).astype(dtype)
 
 
-class TestConcat(FunctionTestCase):
+class TestConcat(PytestFunctionTestCase):
     params = [{'shapes': [(2, 1), (2, 3)], 'axis': 1},
               {'shapes': [(1, 2), (3, 2), (2, 2)], 'axis': 0},
               {'shapes': [(2, 3, 1), (2, 3, 2)], 'axis': -1},
@@ -56,7 +56,7 @@ def test_concat_partial_gradients():
     np.testing.assert_array_equal(a.grad, np.ones((2, 1)))
 
 
-class TestStack(FunctionTestCase):
+class TestStack(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'n': 2, 'axis': 0}, {'shape': (2, 3), 'n': 3, 'axis': -1},
               {'shape': (2, 3), 'n': 2, 'axis': 1}, {'shape': (), 'n': 2, 'axis': 0},
               {'shape': (0, 2), 'n': 2, 'axis': 1}]
@@ -79,7 +79,7 @@ def test_stack_errors():
         F.stack([np.zeros(2), np.zeros(2)], axis=2)
 
 
-class TestHstack(FunctionTestCase):
+class TestHstack(PytestFunctionTestCase):
     params = [{'shapes': [(2,), (3,)]}, {'shapes': [(2, 1), (2, 3)]}, {'shapes': [(), ()]},
               {'shapes': [(2, 0, 1), (2, 2, 1)]}]
 
@@ -93,7 +93,7 @@ class TestHstack(FunctionTestCase):
         return np.hstack(inputs),
 
 
-class TestVstack(FunctionTestCase):
+class TestVstack(PytestFunctionTestCase):
     params = [{'shapes': [(2,), (2,)]}, {'shapes': [(1, 3), (2, 3)]}, {'shapes': [(), ()]},
               {'shapes': [(0, 2, 2), (1, 2, 2)]}]
 
@@ -107,7 +107,7 @@ class TestVstack(FunctionTestCase):
         return np.vstack(inputs),
 
 
-class TestDstack(FunctionTestCase):
+class TestDstack(PytestFunctionTestCase):
     params = [{'shapes': [(2,), (2,)]}, {'shapes': [(2, 3), (2, 3)]}, {'shapes': [(), ()]},
               {'shapes': [(2, 1, 1), (2, 1, 3)]}]
 
@@ -143,7 +143,7 @@ def test_vstack_dstack_need_equal_small_shapes():
         F.hstack([np.zeros((2, 2)), np.zeros((3, 3))])
 
 
-class TestSplitAxis(FunctionTestCase):
+class TestSplitAxis(PytestFunctionTestCase):
     params = [{'shape': (2, 6), 'ios': 3, 'axis': 1}, {'shape': (5, 2), 'ios': [1, 3], 'axis': 0},
               {'shape': (2, 4), 'ios': [0, 2, 6], 'axis': -1},
               {'shape': (3, 4), 'ios': np.array([-1]), 'axis': 1},
@@ -197,7 +197,7 @@ def test_split_axis_errors():
         F.split_axis(x, 1, 2)
 
 
-class TestSeparate(FunctionTestCase):
+class TestSeparate(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'axis': 0}, {'shape': (2, 3, 2), 'axis': -1},
               {'shape': (3,), 'axis': 0}, {'shape': (2, 0), 'axis': 0}]
 

@@ -4,14 +4,14 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _uniform(shape, dtype):
     return np.random.uniform(-1, 1, shape).astype(dtype)
 
 
-class TestPad(FunctionTestCase):
+class TestPad(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'pw': 1, 'mode': 'constant', 'kw': {}},
               {'shape': (2, 3), 'pw': ((1, 0), (0, 2)), 'mode': 'constant',
                'kw': {'constant_values': 1.5}},
@@ -60,7 +60,7 @@ def test_pad_errors():
         F.pad(np.zeros((0, 2)), 1, 'edge')
 
 
-class TestTile(FunctionTestCase):
+class TestTile(PytestFunctionTestCase):
     params = [{'shape': (2,), 'reps': 3}, {'shape': (2, 3), 'reps': (2, 1)},
               {'shape': (2,), 'reps': (2, 2)}, {'shape': (2, 3, 1), 'reps': (3,)},
               {'shape': (), 'reps': 2}, {'shape': (2,), 'reps': 0},
@@ -91,7 +91,7 @@ def test_tile_errors():
         F.tile(np.zeros(2), 1.5)
 
 
-class TestRepeat(FunctionTestCase):
+class TestRepeat(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'repeats': 2, 'axis': None},
               {'shape': (2, 3), 'repeats': 2, 'axis': 1},
               {'shape': (2, 3), 'repeats': [1, 0, 3], 'axis': -1},

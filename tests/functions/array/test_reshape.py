@@ -4,14 +4,14 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _uniform(shape, dtype):
     return np.random.uniform(-1, 1, shape).astype(dtype)
 
 
-class TestReshape(FunctionTestCase):
+class TestReshape(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'out': (3, 2)}, {'shape': (2, 3), 'out': (-1,)},
               {'shape': (), 'out': (1, 1)}, {'shape': (0, 2), 'out': (2, 0)},
               {'shape': (4,), 'out': (2, -1)}]

@@ -5,7 +5,7 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet import type_check
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _coords(out_size, in_size, mode, align_corners):
@@ -33,7 +33,7 @@ def _resize_reference(x, out_hw, mode, align_corners):
     return y.astype(x.dtype)
 
 
-class TestResizeImages(FunctionTestCase):
+class TestResizeImages(PytestFunctionTestCase):
     params = [{'shape': (2, 1, 3, 4), 'out': (5, 2), 'mode': 'bilinear', 'ac': True},
               {'shape': (1, 2, 4, 3), 'out': (3, 7), 'mode': 'bilinear', 'ac': False},
               {'shape': (1, 1, 3, 3), 'out': (1, 1), 'mode': 'bilinear', 'ac': True},
@@ -95,7 +95,7 @@ def _space2depth_reference(x, r):
     return y
 
 
-class TestSpace2Depth(FunctionTestCase):
+class TestSpace2Depth(PytestFunctionTestCase):
     params = [{'shape': (2, 3, 4, 6), 'r': 2}, {'shape': (1, 1, 3, 3), 'r': 3},
               {'shape': (1, 2, 2, 2), 'r': 1}, {'shape': (0, 1, 2, 2), 'r': 2}]
 
@@ -109,7 +109,7 @@ class TestSpace2Depth(FunctionTestCase):
         return _space2depth_reference(inputs[0], self.r),
 
 
-class TestDepth2Space(FunctionTestCase):
+class TestDepth2Space(PytestFunctionTestCase):
     params = [{'shape': (2, 12, 2, 3), 'r': 2}, {'shape': (1, 9, 1, 2), 'r': 3},
               {'shape': (0, 4, 1, 1), 'r': 2}]
 
@@ -154,7 +154,7 @@ def test_space_depth_errors():
         F.space2depth(np.zeros((2, 2), np.float32), 2)
 
 
-class TestCopy(FunctionTestCase):
+class TestCopy(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'dst': -1}, {'shape': (), 'dst': '@numpy'},
               {'shape': (0, 2), 'dst': 'cpu'}]
 

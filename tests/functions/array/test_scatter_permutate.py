@@ -5,10 +5,10 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet import type_check
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestScatterAdd(FunctionTestCase):
+class TestScatterAdd(PytestFunctionTestCase):
     params = [{'shape': (4, 3), 'slices': (slice(1, 3), 0), 'b': (2,)},
               {'shape': (4, 3), 'slices': [0, 2, 2], 'b': (3, 3)},
               {'shape': (4, 3), 'slices': (np.array([1, 1, 3]), slice(None)), 'b': (3, 3)},
@@ -59,7 +59,7 @@ def test_scatter_add_errors():
         F.scatter_add(np.zeros(3), 5, np.zeros(()))
 
 
-class TestPermutate(FunctionTestCase):
+class TestPermutate(PytestFunctionTestCase):
     params = [{'shape': (4, 2), 'axis': 0, 'inv': False},
               {'shape': (4, 3), 'axis': 1, 'inv': True},
               {'shape': (2, 3), 'axis': -1, 'inv': False},

@@ -3,14 +3,14 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _uniform(shape, dtype):
     return np.random.uniform(-1, 1, shape).astype(dtype)
 
 
-class TestSumTo(FunctionTestCase):
+class TestSumTo(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'out': (1, 3)}, {'shape': (2, 3), 'out': (3,)},
               {'shape': (2, 3, 4), 'out': (3, 1)}, {'shape': (2, 3), 'out': ()},
               {'shape': (0, 3), 'out': (3,)}]

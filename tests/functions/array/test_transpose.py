@@ -4,14 +4,14 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _uniform(shape, dtype):
     return np.random.uniform(-1, 1, shape).astype(dtype)
 
 
-class TestTranspose(FunctionTestCase):
+class TestTranspose(PytestFunctionTestCase):
     params = [{'shape': (2, 3), 'axes': None}, {'shape': (2, 3, 4), 'axes': (2, 0, 1)},
               {'shape': (2, 3, 4), 'axes': (-1, 0, 1)}, {'shape': (), 'axes': None},
               {'shape': (0, 2), 'axes': (1, 0)}]

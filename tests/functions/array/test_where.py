@@ -5,10 +5,10 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet import type_check
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestWhere(FunctionTestCase):
+class TestWhere(PytestFunctionTestCase):
     params = [{'c': (3, 2), 'x': (3, 2), 'y': (3, 2)}, {'c': (3, 1), 'x': (2,), 'y': (3, 2)},
               {'c': (), 'x': (2,), 'y': ()}, {'c': (0, 2), 'x': (0, 2), 'y': (2,)}]
 
@@ -48,7 +48,7 @@ def test_where_errors():
         F.where(x > 0, x, np.zeros(3))
 
 
-class TestSelectItem(FunctionTestCase):
+class TestSelectItem(PytestFunctionTestCase):
     params = [{'shape': (4, 3)}, {'shape': (1, 1)}, {'shape': (0, 3)}]
 
     def generate_inputs(self):

@@ -3,10 +3,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestBilinear(FunctionTestCase):
+class TestBilinear(PytestFunctionTestCase):
     params = [
         {'e1_shape': (3, 2), 'e2_shape': (3, 4), 'out': 3, 'linear': True},
         {'e1_shape': (3, 2), 'e2_shape': (3, 4), 'out': 3, 'linear': False},

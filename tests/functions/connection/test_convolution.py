@@ -9,7 +9,7 @@ from chainlet import type_check
 from chainlet.functions.connection import _conv_utils
 from chainlet.functions.connection.convolution_2d import (Convolution2DFunction,
                                                           Convolution2DGradW)
-from chainlet.testing import FunctionTestCase, assert_allclose
+from chainlet.testing import PytestFunctionTestCase, assert_allclose
 
 
 def _tuple(v, nd):
@@ -46,7 +46,7 @@ def conv_ref(x, W, b=None, stride=1, pad=0, cover_all=False, dilate=1, groups=1)
     return y.astype(x.dtype)
 
 
-class _ConvCase(FunctionTestCase):
+class _ConvCase(PytestFunctionTestCase):
     """Shared body: ``x_shape``, ``W_shape`` and keyword hyper-parameters in ``kw``."""
 
     nobias = False

@@ -7,7 +7,7 @@ import chainlet
 import chainlet.functions as F
 from chainlet.functions.connection import _conv_utils
 from chainlet.functions.connection.deconvolution_2d import Deconvolution2DFunction
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _tuple(v, nd):
@@ -44,7 +44,7 @@ def deconv_ref(x, W, b=None, stride=1, pad=0, outsize=None, dilate=1, groups=1):
     return y.astype(x.dtype)
 
 
-class _DeconvCase(FunctionTestCase):
+class _DeconvCase(PytestFunctionTestCase):
     nobias = False
     kw: dict = {}
     func = staticmethod(F.deconvolution_2d)

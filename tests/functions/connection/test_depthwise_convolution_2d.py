@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def depthwise_ref(x, W, b=None, stride=1, pad=0):
@@ -27,7 +27,7 @@ def depthwise_ref(x, W, b=None, stride=1, pad=0):
     return y.astype(x.dtype)
 
 
-class TestDepthwiseConvolution2D(FunctionTestCase):
+class TestDepthwiseConvolution2D(PytestFunctionTestCase):
     nobias = False
     kw: dict = {}
     params = [

@@ -3,10 +3,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestEmbedID(FunctionTestCase):
+class TestEmbedID(PytestFunctionTestCase):
     params = [
         {'x_shape': (4,), 'ignore_label': None, 'x_dtype': np.int32},
         {'x_shape': (2, 3), 'ignore_label': None, 'x_dtype': np.int64},

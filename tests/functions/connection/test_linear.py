@@ -3,10 +3,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestLinear(FunctionTestCase):
+class TestLinear(PytestFunctionTestCase):
     params = [
         {'x_shape': (3, 4), 'out': 2, 'bias': True, 'n_batch_axes': 1},
         {'x_shape': (3, 4), 'out': 2, 'bias': False, 'n_batch_axes': 1},

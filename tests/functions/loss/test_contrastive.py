@@ -3,10 +3,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestContrastive(FunctionTestCase):
+class TestContrastive(PytestFunctionTestCase):
     params = [
         {'shape': (5, 3), 'margin': 1.0, 'reduce': 'mean'},
         {'shape': (5, 3), 'margin': 2.0, 'reduce': 'no'},

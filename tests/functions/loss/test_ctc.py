@@ -5,7 +5,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _brute_force_nll(x, labels, blank):
@@ -32,7 +32,7 @@ def _reference(xs, t, blank, input_length, label_length, reduce):
     return np.asarray(losses.mean()) if reduce == 'mean' else losses
 
 
-class TestCTC(FunctionTestCase):
+class TestCTC(PytestFunctionTestCase):
     # Double backprop is not provided for CTC (its backward works on arrays).
     skip_double_backward_test = True
     params = [

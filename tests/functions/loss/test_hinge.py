@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestHinge(FunctionTestCase):
+class TestHinge(PytestFunctionTestCase):
     params = [
         {'shape': (4, 3), 'norm': 'L1', 'reduce': 'mean'},
         {'shape': (4, 3), 'norm': 'L2', 'reduce': 'mean'},

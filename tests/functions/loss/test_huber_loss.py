@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _huber(d, delta):
@@ -10,7 +10,7 @@ def _huber(d, delta):
     return np.where(a <= delta, 0.5 * d * d, delta * (a - 0.5 * delta))
 
 
-class TestHuberLoss(FunctionTestCase):
+class TestHuberLoss(PytestFunctionTestCase):
     params = [
         {'shape': (4, 3), 'delta': 1.0, 'reduce': 'sum_along_second_axis'},
         {'shape': (2, 3, 2), 'delta': 0.5, 'reduce': 'sum_along_second_axis'},

@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestMeanSquaredError(FunctionTestCase):
+class TestMeanSquaredError(PytestFunctionTestCase):
     params = [{'shape': (3, 4)}, {'shape': ()}, {'shape': (2, 1, 3)}]
 
     def generate_inputs(self):

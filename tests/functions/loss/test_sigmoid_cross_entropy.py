@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _reference(x, t, normalize, reduce):
@@ -17,7 +17,7 @@ def _reference(x, t, normalize, reduce):
     return np.asarray(loss.sum() / max(count, 1))
 
 
-class TestSigmoidCrossEntropy(FunctionTestCase):
+class TestSigmoidCrossEntropy(PytestFunctionTestCase):
     params = [
         {'shape': (4, 3), 'normalize': True, 'reduce': 'mean'},
         {'shape': (4, 3), 'normalize': False, 'reduce': 'mean'},

@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _log_softmax(x):
@@ -26,7 +26,7 @@ def _reference(x, t, normalize=True, class_weight=None, ignore_label=-1, reduce=
     return np.asarray(loss.sum() / max(count, 1))
 
 
-class TestSoftmaxCrossEntropy(FunctionTestCase):
+class TestSoftmaxCrossEntropy(PytestFunctionTestCase):
     params = [
         {'shape': (4, 3), 'reduce': 'mean', 'normalize': True, 'weight': False},
         {'shape': (4, 3), 'reduce': 'mean', 'normalize': False, 'weight': True},
@@ -72,7 +72,7 @@ class TestSoftmaxCrossEntropyNoCache(TestSoftmaxCrossEntropy):
                                        enable_double_backprop=True),
 
 
-class TestSoftTarget(FunctionTestCase):
+class TestSoftTarget(PytestFunctionTestCase):
     params = [
         {'shape': (3, 4), 'loss': 'cross-entropy', 'reduce': 'mean'},
         {'shape': (3, 4), 'loss': 'kl-divergence', 'reduce': 'mean'},

@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestTriplet(FunctionTestCase):
+class TestTriplet(PytestFunctionTestCase):
     params = [
         {'shape': (5, 3), 'margin': 0.2, 'reduce': 'mean'},
         {'shape': (5, 3), 'margin': 1.0, 'reduce': 'no'},

@@ -5,7 +5,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _reduce(loss, reduce):
@@ -16,7 +16,7 @@ def _reduce(loss, reduce):
     return loss
 
 
-class TestGaussianKLDivergence(FunctionTestCase):
+class TestGaussianKLDivergence(PytestFunctionTestCase):
     params = [{'shape': (3, 2), 'reduce': r} for r in ('sum', 'mean', 'no')] + \
         [{'shape': (), 'reduce': 'sum'}]
 
@@ -33,7 +33,7 @@ class TestGaussianKLDivergence(FunctionTestCase):
         return _reduce(loss, self.reduce).astype(self.dtype),
 
 
-class TestGaussianNLL(FunctionTestCase):
+class TestGaussianNLL(PytestFunctionTestCase):
     params = [{'shape': (3, 2), 'reduce': r} for r in ('sum', 'mean', 'no')]
 
     def setup(self):
@@ -52,7 +52,7 @@ class TestGaussianNLL(FunctionTestCase):
         return _reduce(loss, self.reduce).astype(self.dtype),
 
 
-class TestBernoulliNLL(FunctionTestCase):
+class TestBernoulliNLL(PytestFunctionTestCase):
     params = [{'shape': (3, 2), 'reduce': r} for r in ('sum', 'mean', 'no')] + \
         [{'shape': (0,), 'reduce': 'sum'}]
 

@@ -4,10 +4,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestAverage(FunctionTestCase):
+class TestAverage(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'axis': None, 'keepdims': False, 'weighted': False},
               {'shape': (3, 4), 'axis': (0, 1), 'keepdims': True, 'weighted': False},
               {'shape': (3, 4), 'axis': None, 'keepdims': False, 'weighted': True},

@@ -6,7 +6,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 _SHAPES = [{'shape1': (3, 2), 'shape2': (3, 2)},
            {'shape1': (3, 2), 'shape2': (2,)},
@@ -16,7 +16,7 @@ _SHAPES = [{'shape1': (3, 2), 'shape2': (3, 2)},
            {'shape1': (0, 2), 'shape2': (2,)}]
 
 
-class _Binary(FunctionTestCase):
+class _Binary(PytestFunctionTestCase):
     params = _SHAPES
     low, high = -1.0, 1.0
 
@@ -69,7 +69,7 @@ class TestPow(_Binary):
             self.check_double_backward_options.update(atol=5e-2, rtol=1e-1)
 
 
-class TestAddMany(FunctionTestCase):
+class TestAddMany(PytestFunctionTestCase):
     params = [{'shapes': ((2, 3), (2, 3), (2, 3))}, {'shapes': ((2, 3), (3,), ())},
               {'shapes': ((), (), (), ())}]
 
@@ -86,7 +86,7 @@ class TestAddMany(FunctionTestCase):
         return y.astype(self.dtype),
 
 
-class TestNeg(FunctionTestCase):
+class TestNeg(PytestFunctionTestCase):
     params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 2)}]
 
     def generate_inputs(self):
@@ -115,7 +115,7 @@ _SCALAR_OPS = [
 ]
 
 
-class TestScalarOperand(FunctionTestCase):
+class TestScalarOperand(PytestFunctionTestCase):
     params = [{'op': name, 'shape': shape} for name, _, _ in _SCALAR_OPS
               for shape in ((3, 2), ())]
 

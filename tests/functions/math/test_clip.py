@@ -4,10 +4,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestClip(FunctionTestCase):
+class TestClip(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'x_min': -0.5, 'x_max': 0.5},
               {'shape': (3, 4), 'x_min': None, 'x_max': 0.25},
               {'shape': (3, 4), 'x_min': -0.25, 'x_max': None},

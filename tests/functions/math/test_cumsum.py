@@ -4,10 +4,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestCumsum(FunctionTestCase):
+class TestCumsum(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'axis': None},
               {'shape': (3, 4), 'axis': 1},
               {'shape': (2, 3, 2), 'axis': -2},

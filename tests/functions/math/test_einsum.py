@@ -4,10 +4,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestEinsum(FunctionTestCase):
+class TestEinsum(PytestFunctionTestCase):
     params = [{'spec': 'ij,jk->ik', 'shapes': ((2, 3), (3, 4))},
               {'spec': 'ij,jk', 'shapes': ((2, 3), (3, 4))},
               {'spec': 'ij->ji', 'shapes': ((2, 3),)},

@@ -7,12 +7,12 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet.functions.math.erf import erf_array, erfc_array, ndtr_array
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 _erf64 = np.vectorize(math.erf, otypes=[np.float64])
 
 
-class TestErf(FunctionTestCase):
+class TestErf(PytestFunctionTestCase):
     params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 3)}]
 
     def generate_inputs(self):

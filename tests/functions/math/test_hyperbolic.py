@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class _Unary(FunctionTestCase):
+class _Unary(PytestFunctionTestCase):
     params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 3)}]
 
     def generate_inputs(self):

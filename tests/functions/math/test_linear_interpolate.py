@@ -4,10 +4,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestLinearInterpolate(FunctionTestCase):
+class TestLinearInterpolate(PytestFunctionTestCase):
     params = [{'shapes': ((3, 2), (3, 2), (3, 2))},
               {'shapes': ((3, 1), (3, 2), (2,))},
               {'shapes': ((), (), ())},

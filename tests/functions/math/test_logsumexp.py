@@ -4,7 +4,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _reference(x, axis, keepdims):
@@ -14,7 +14,7 @@ def _reference(x, axis, keepdims):
     return y if keepdims else np.squeeze(y, axis=axis) if axis is not None else y.reshape(())
 
 
-class TestLogSumExp(FunctionTestCase):
+class TestLogSumExp(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'axis': None, 'keepdims': False},
               {'shape': (3, 4), 'axis': 1, 'keepdims': False},
               {'shape': (3, 4), 'axis': 0, 'keepdims': True},
@@ -33,7 +33,7 @@ class TestLogSumExp(FunctionTestCase):
         return np.asarray(_reference(inputs[0], self.axis, self.keepdims), self.dtype),
 
 
-class TestLogSumExpLarge(FunctionTestCase):
+class TestLogSumExpLarge(PytestFunctionTestCase):
     """Inputs of magnitude 1e4: exp would overflow without the max shift."""
 
     params = [{'shape': (2, 3), 'axis': 1, 'offset': 1e4},

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestMatmul(FunctionTestCase):
+class TestMatmul(PytestFunctionTestCase):
     params = [{'a': (2, 3), 'b': (3, 4)},
               {'a': (3,), 'b': (3, 4)},
               {'a': (2, 3), 'b': (3,)},
@@ -31,7 +31,7 @@ class TestMatmul(FunctionTestCase):
         return np.asarray(np.matmul(a.astype(np.float64), b), self.dtype),
 
 
-class TestMatmulTransposed(FunctionTestCase):
+class TestMatmulTransposed(PytestFunctionTestCase):
     params = [{'a': (3, 2), 'b': (3, 4), 'ta': True, 'tb': False},
               {'a': (2, 3), 'b': (4, 3), 'ta': False, 'tb': True},
               {'a': (2, 3, 2), 'b': (4, 3), 'ta': True, 'tb': True}]
@@ -63,7 +63,7 @@ def test_matmul_errors():
         F.matmul(np.ones((2, 2, 3)), np.ones((3, 3, 2)))
 
 
-class TestBatchMatmul(FunctionTestCase):
+class TestBatchMatmul(PytestFunctionTestCase):
     params = [{'a': (2, 3, 4), 'b': (2, 4, 5), 'ta': False, 'tb': False},
               {'a': (2, 3), 'b': (2, 1, 4), 'ta': False, 'tb': False},
               {'a': (2, 3), 'b': (2, 3), 'ta': True, 'tb': False},

@@ -4,7 +4,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 _PARAMS = [{'shape1': (3, 2), 'shape2': (3, 2)},
            {'shape1': (3, 2), 'shape2': (2,)},
@@ -13,7 +13,7 @@ _PARAMS = [{'shape1': (3, 2), 'shape2': (3, 2)},
            {'shape1': (0, 2), 'shape2': (0, 2)}]
 
 
-class _Extremum(FunctionTestCase):
+class _Extremum(PytestFunctionTestCase):
     params = _PARAMS
 
     def generate_inputs(self):

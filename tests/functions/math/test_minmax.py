@@ -4,7 +4,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _distinct(shape, dtype):
@@ -22,7 +22,7 @@ _PARAMS = [{'shape': (3, 4), 'axis': None, 'keepdims': False},
            {'shape': (0, 3), 'axis': 1, 'keepdims': False}]
 
 
-class TestMax(FunctionTestCase):
+class TestMax(PytestFunctionTestCase):
     params = _PARAMS
 
     def generate_inputs(self):
@@ -35,7 +35,7 @@ class TestMax(FunctionTestCase):
         return np.asarray(np.amax(inputs[0], axis=self.axis, keepdims=self.keepdims)),
 
 
-class TestMin(FunctionTestCase):
+class TestMin(PytestFunctionTestCase):
     params = _PARAMS
 
     def generate_inputs(self):

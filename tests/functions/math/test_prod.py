@@ -4,10 +4,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestProd(FunctionTestCase):
+class TestProd(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'axis': None, 'keepdims': False, 'zeros': 0},
               {'shape': (3, 4), 'axis': 1, 'keepdims': False, 'zeros': 0},
               {'shape': (3, 4), 'axis': 0, 'keepdims': True, 'zeros': 1},

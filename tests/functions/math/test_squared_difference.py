@@ -4,10 +4,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestSquaredDifference(FunctionTestCase):
+class TestSquaredDifference(PytestFunctionTestCase):
     params = [{'shape1': (3, 2), 'shape2': (3, 2)},
               {'shape1': (3, 2), 'shape2': (2,)},
               {'shape1': (), 'shape2': ()},
@@ -25,7 +25,7 @@ class TestSquaredDifference(FunctionTestCase):
         return np.asarray((x1 - x2) ** 2, self.dtype),
 
 
-class TestSquaredError(FunctionTestCase):
+class TestSquaredError(PytestFunctionTestCase):
     params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 2)}]
 
     def generate_inputs(self):
@@ -40,7 +40,7 @@ class TestSquaredError(FunctionTestCase):
         return np.asarray((x0 - x1) ** 2, self.dtype),
 
 
-class TestAbsoluteError(FunctionTestCase):
+class TestAbsoluteError(PytestFunctionTestCase):
     params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 2)}]
 
     def generate_inputs(self):

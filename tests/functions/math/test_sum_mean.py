@@ -4,7 +4,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 _PARAMS = [{'shape': (3, 4), 'axis': None, 'keepdims': False},
            {'shape': (3, 4), 'axis': 1, 'keepdims': False},
@@ -17,7 +17,7 @@ _PARAMS = [{'shape': (3, 4), 'axis': None, 'keepdims': False},
            {'shape': (0, 3), 'axis': None, 'keepdims': False}]
 
 
-class TestSum(FunctionTestCase):
+class TestSum(PytestFunctionTestCase):
     params = _PARAMS
 
     def generate_inputs(self):
@@ -32,7 +32,7 @@ class TestSum(FunctionTestCase):
                           self.dtype),
 
 
-class TestMean(FunctionTestCase):
+class TestMean(PytestFunctionTestCase):
     # The mean over nothing is NaN; the empty case reduces a non-empty axis only.
     params = [p for p in _PARAMS if not (p['shape'] == (0, 3) and p['axis'] is None)]
 

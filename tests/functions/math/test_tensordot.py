@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class TestTensordot(FunctionTestCase):
+class TestTensordot(PytestFunctionTestCase):
     params = [{'a': (2, 3, 4), 'b': (3, 4, 2), 'axes': 2},
               {'a': (2, 3), 'b': (3, 4), 'axes': 1},
               {'a': (2, 3), 'b': (4, 5), 'axes': 0},

@@ -4,10 +4,10 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
-class _Unary(FunctionTestCase):
+class _Unary(PytestFunctionTestCase):
     params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 3)}]
     low, high = -1.0, 1.0
 
@@ -61,7 +61,7 @@ class TestArctan(_Unary):
     low, high = -3.0, 3.0
 
 
-class TestArctan2(FunctionTestCase):
+class TestArctan2(PytestFunctionTestCase):
     params = [{'shape1': (3, 2), 'shape2': (3, 2)},
               {'shape1': (3, 2), 'shape2': (2,)},
               {'shape1': (), 'shape2': (4,)},

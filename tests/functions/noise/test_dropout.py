@@ -3,11 +3,11 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
-class TestDropout(FunctionTestCase):
+class TestDropout(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'ratio': 0.5}, {'shape': (), 'ratio': 0.3},
               {'shape': (0, 2), 'ratio': 0.5}, {'shape': (2, 3), 'ratio': 0.0}]
 

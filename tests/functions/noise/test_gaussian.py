@@ -3,11 +3,11 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
-class TestGaussian(FunctionTestCase):
+class TestGaussian(PytestFunctionTestCase):
     params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 3)}]
 
     def setup(self):

@@ -5,7 +5,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -15,7 +15,7 @@ def _softmax(z, axis):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-class TestGumbelSoftmax(FunctionTestCase):
+class TestGumbelSoftmax(PytestFunctionTestCase):
     # The Gumbel noise comes from NumPy's global state: reseed before each call so that the
     # repeated evaluations of the gradient check see the same noise.
     params = [{'shape': (3, 4), 'axis': 1, 'tau': 1.0},

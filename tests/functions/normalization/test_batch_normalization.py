@@ -6,7 +6,7 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet import gradient_check
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -23,7 +23,7 @@ def _bn_reference(x, gamma, beta, axes, eps):
     return y.astype(x.dtype)
 
 
-class TestBatchNormalization(FunctionTestCase):
+class TestBatchNormalization(PytestFunctionTestCase):
     params = [
         {'shape': (5, 3), 'param_shape': (3,), 'axis': None},
         {'shape': (3, 2, 2, 3), 'param_shape': (2,), 'axis': None},
@@ -62,7 +62,7 @@ class TestBatchNormalization(FunctionTestCase):
         return _bn_reference(x, gamma, beta, self._axes(x), 2e-5),
 
 
-class TestBatchNormalizationEps(FunctionTestCase):
+class TestBatchNormalizationEps(PytestFunctionTestCase):
     params = [{'eps': 0.5}]
     dtypes = (np.float64,)
 

@@ -3,11 +3,11 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
-class TestFixedBatchNormalization(FunctionTestCase):
+class TestFixedBatchNormalization(PytestFunctionTestCase):
     params = [
         {'shape': (4, 3), 'param_shape': (3,), 'axis': None},
         {'shape': (2, 3, 2, 2), 'param_shape': (3,), 'axis': None},

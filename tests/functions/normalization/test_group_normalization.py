@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -19,7 +19,7 @@ def _reference(x, groups, gamma, beta, eps):
     return y * gamma.reshape(pshape) + beta.reshape(pshape)
 
 
-class TestGroupNormalization(FunctionTestCase):
+class TestGroupNormalization(PytestFunctionTestCase):
     params = [{'shape': (2, 4, 3), 'groups': 2}, {'shape': (2, 6, 2, 2), 'groups': 3},
               {'shape': (3, 4), 'groups': 2}, {'shape': (2, 3, 2), 'groups': 1},
               {'shape': (2, 3, 4), 'groups': 3}, {'shape': (0, 4, 2), 'groups': 2}]

@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
-class TestLayerNormalization(FunctionTestCase):
+class TestLayerNormalization(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'eps': 1e-5}, {'shape': (1, 5), 'eps': 0.1},
               {'shape': (0, 3), 'eps': 1e-5}]
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -18,7 +18,7 @@ def _reference(x, n, k, alpha, beta):
     return y
 
 
-class TestLocalResponseNormalization(FunctionTestCase):
+class TestLocalResponseNormalization(PytestFunctionTestCase):
     params = [
         {'shape': (2, 7, 3), 'n': 5, 'k': 2, 'alpha': 1e-4, 'beta': 0.75},
         {'shape': (2, 4), 'n': 3, 'k': 1, 'alpha': 0.5, 'beta': 0.6},

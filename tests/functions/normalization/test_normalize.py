@@ -3,11 +3,11 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
-class TestNormalize(FunctionTestCase):
+class TestNormalize(PytestFunctionTestCase):
     params = [{'shape': (3, 4), 'axis': 1}, {'shape': (2, 3, 2), 'axis': (1, 2)},
               {'shape': (4,), 'axis': 0}, {'shape': (2, 3), 'axis': -2},
               {'shape': (0, 3), 'axis': 1}]
@@ -29,7 +29,7 @@ class TestNormalize(FunctionTestCase):
         return (x / norm).astype(self.dtype),
 
 
-class TestNormalizeZeroVector(FunctionTestCase):
+class TestNormalizeZeroVector(PytestFunctionTestCase):
     # A zero row: y = x / (|x| + eps) near it, so the gradient is gy / eps and stays finite.
     # Finite differences across the kink of |x| are only accurate to O(step); the second
     # derivative does not exist there.

@@ -5,7 +5,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 _FUNCS = {1: F.average_pooling_1d, 2: F.average_pooling_2d, 3: F.average_pooling_3d}
 
@@ -36,7 +36,7 @@ def average_pool_ref(x, ksize, stride=None, pad=0, pad_value=0):
     return y.astype(x.dtype)
 
 
-class TestAveragePooling(FunctionTestCase):
+class TestAveragePooling(PytestFunctionTestCase):
     params = [
         {'shape': (2, 3, 4, 4), 'ksize': 2, 'stride': None, 'pad': 0, 'pad_value': 0},
         {'shape': (2, 2, 5, 6), 'ksize': 3, 'stride': 2, 'pad': 1, 'pad_value': 0},

@@ -5,7 +5,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 _FUNCS = {1: F.max_pooling_1d, 2: F.max_pooling_2d, 3: F.max_pooling_3d}
 
@@ -49,7 +49,7 @@ def distinct(shape, dtype):
     return (np.random.permutation(size).reshape(shape) * (2.0 / max(size, 1)) - 1).astype(dtype)
 
 
-class TestMaxPooling(FunctionTestCase):
+class TestMaxPooling(PytestFunctionTestCase):
     params = [
         # 2x2 windows tiling the image: the fast path without padding.
         {'shape': (2, 3, 4, 4), 'ksize': 2, 'stride': None, 'pad': 0, 'cover_all': True},

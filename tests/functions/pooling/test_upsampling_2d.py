@@ -3,7 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 
 def _pair(v):
@@ -32,7 +32,7 @@ def upsample_ref(x, indexes, ksize, stride=None, pad=0, outsize=None, cover_all=
     return canvas[:, :, ph:ph + oh, pw:pw + ow].astype(x.dtype)
 
 
-class TestUpsampling2D(FunctionTestCase):
+class TestUpsampling2D(PytestFunctionTestCase):
     params = [
         {'shape': (2, 3, 2, 3), 'ksize': 2, 'stride': None, 'pad': 0, 'outsize': None,
          'cover_all': False},

@@ -5,7 +5,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
 
@@ -23,7 +23,7 @@ def _lstm_ref(c_prev, x):
     return c.astype(c_prev.dtype), h.astype(c_prev.dtype)
 
 
-class TestLSTM(FunctionTestCase):
+class TestLSTM(PytestFunctionTestCase):
     params = [
         {'c_shape': (3, 2), 'x_shape': (3, 8)},
         {'c_shape': (4, 2), 'x_shape': (2, 8)},      # shorter batch: rows 2..3 pass through
@@ -61,7 +61,7 @@ def _slstm_ref(c1, c2, x1, x2):
     return c, _sigmoid(o1 + o2) * np.tanh(c)
 
 
-class TestSLSTM(FunctionTestCase):
+class TestSLSTM(PytestFunctionTestCase):
     params = [
         {'c_shape': (3, 2)},
         {'c_shape': (2, 1, 2)},

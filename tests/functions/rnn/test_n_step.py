@@ -4,7 +4,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import FunctionTestCase
+from chainlet.testing import PytestFunctionTestCase
 
 N_WEIGHTS = {'rnn': 2, 'lstm': 8, 'gru': 6}
 
@@ -86,7 +86,7 @@ def call(kind, bidirectional, n_layers, dropout, hx, cx, ws, bs, xs, **kw):
     return hy, None, ys
 
 
-class _NStepCase(FunctionTestCase):
+class _NStepCase(PytestFunctionTestCase):
     """Flattens (hx, [cx], ws, bs, xs) into the harness's tuple of inputs."""
 
     kind = 'lstm'
