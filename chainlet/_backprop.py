@@ -59,10 +59,12 @@ def _bad_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any) -> Ex
         return TypeError(f'{func.label}.backward: gradient of input {i} must be a Variable, '
                          f'an ndarray or None, got {type(gx).__name__}')
     if gx.shape != node.shape:
-        return ValueError(f'{func.label}.backward: gradient of input {i} has shape {gx.shape}, '
-                          f'expected {node.shape} (the shape of the input)')
-    return TypeError(f'{func.label}.backward: gradient of input {i} has dtype {gx.dtype}, '
-                     f'expected {node.dtype} (the dtype of the input)')
+        return ValueError(f'{func.label}: shape of gradients returned from backward is incorrect: '
+                          f'gradient of input {i} has shape {gx.shape}, expected {node.shape} '
+                          f'(the shape of the input)')
+    return TypeError(f'{func.label}: dtype of gradients returned from backward is incorrect: '
+                     f'gradient of input {i} has dtype {gx.dtype}, expected {node.dtype} '
+                     f'(the dtype of the input)')
 
 
 def _grads_as_tuple(func: _fn.FunctionNode, gxs: Any) -> tuple:
@@ -177,8 +179,9 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                 n_in = len(in_nodes)
                 if len(gxs) != n_in:
                     raise ValueError(
-                        f'{func.label}.backward returned {len(gxs)} gradients; expected '
-                        f'{len(indexes)} (one per target index) or {n_in} (one per input)')
+                        f'{func.label}: number of gradients returned from backward is '
+                        f'incorrect: {len(gxs)} gradients; expected {len(indexes)} (one per '
+                        f'target index) or {n_in} (one per input)')
                 gxs = [gxs[i] for i in indexes]
 
             for i, gx in zip(indexes, gxs):

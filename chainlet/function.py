@@ -100,7 +100,7 @@ class FunctionAdapter(FunctionNode):
         function = self.function
         in_data: list = [None] * len(self.inputs)
         for i, x in zip(self._input_indexes_to_retain or (), self.get_retained_inputs()):
-            in_data[i] = x.array
+            in_data[i] = None if x is None else x.array
         grad_data = tuple(None if g is None else g.array for g in grad_outputs)
         arrays = [a for a in list(in_data) + list(grad_data) if a is not None]
         if arrays and backend.get_array_module(*arrays) is not numpy:
@@ -137,6 +137,10 @@ class Function:
             One output :class:`~chainlet.Variable`, or a tuple of them when there are several.
         """
         node = self.node
+        if node._applied:
+            # Called again: Chainer reuses the adapter (and so rewires the earlier graph); each
+            # call gets its own here, and the attributes below describe the latest call.
+            node = FunctionAdapter(self)
         # The graph will hold the adapter, and the adapter this Function.
         node._function = self
         node._weak_function = None

@@ -163,13 +163,16 @@ def test_wrong_gradients_are_reported_with_the_node_name():
 
         def backward(self, indexes, grad_outputs):
             return [1.0],
-    with pytest.raises(ValueError, match=r'WrongShape.backward: gradient of input 0 has shape '
+    with pytest.raises(ValueError, match=r'WrongShape: shape of gradients returned from '
+                                         r'backward is incorrect: gradient of input 0 has shape '
                                          r'\(3,\), expected \(1,\)'):
         WrongShape().apply((v(1.0),))[0].backward()
-    with pytest.raises(TypeError, match='WrongDtype.backward: gradient of input 0 has dtype '
+    with pytest.raises(TypeError, match='WrongDtype: dtype of gradients returned from backward '
+                                        'is incorrect: gradient of input 0 has dtype '
                                         'float32, expected float64'):
         WrongDtype().apply((v(1.0),))[0].backward()
-    with pytest.raises(ValueError, match=r'WrongCount.backward returned 2 gradients; expected 1'):
+    with pytest.raises(ValueError, match=r'WrongCount: number of gradients returned from '
+                                         r'backward is incorrect: 2 gradients; expected 1'):
         WrongCount().apply((v(1.0),))[0].backward()
     with pytest.raises(TypeError, match='WrongType.backward: gradient of input 0 must be a '
                                         'Variable, an ndarray or None, got list'):

@@ -12,14 +12,16 @@ def test_nan_in_forward_names_function_and_creation_stack():
         with pytest.raises(RuntimeError) as info, np.errstate(invalid='ignore'):
             F.log(x)  # this line should appear in the message
     msg = str(info.value)
-    assert msg.startswith('Log: NaN detected in forward output 0 (debug mode)')
+    assert msg.startswith('NaN is detected on forward computation of Log: forward output 0 '
+                          '(debug mode)')
     assert 'test_nan_in_forward_names_function_and_creation_stack' in msg
     assert 'F.log(x)' in msg
 
 
 def test_inf_in_forward():
     with chainlet.using_config('debug', True):
-        with pytest.raises(RuntimeError, match='Exp: Inf detected in forward output 0'), \
+        with pytest.raises(RuntimeError, match='Inf is detected on forward computation of Exp: '
+                                               'forward output 0'), \
                 np.errstate(over='ignore'):
             F.exp(Variable(np.array([1000.0])))
 
@@ -33,7 +35,8 @@ def test_nan_in_backward_names_function_and_where_it_was_applied():
             return grad_outputs[0] * np.nan,
     with chainlet.using_config('debug', True):
         y = BadGrad().apply((Variable(np.array([1.0])),))[0]
-        with pytest.raises(RuntimeError, match='BadGrad: NaN detected in gradient of input 0') \
+        with pytest.raises(RuntimeError, match='NaN is detected on backward computation of '
+                                               'BadGrad: gradient of input 0') \
                 as info:
             y.backward()
     assert 'BadGrad().apply' in str(info.value)

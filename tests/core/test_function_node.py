@@ -120,10 +120,11 @@ def test_forward_must_return_tuple_of_arrays():
     class Bad2(FunctionNode):
         def forward(self, inputs):
             return [1.0],
-    with pytest.raises(TypeError, match='Bad.forward must return a tuple of arrays, got '
-                                        'ndarray'):
+    with pytest.raises(TypeError, match='Bad: forward output must be a tuple of ndarrays, '
+                                        'got ndarray'):
         Bad().apply((np.ones(1),))
-    with pytest.raises(TypeError, match='Bad2.forward: output 0 must be an ndarray, got list'):
+    with pytest.raises(TypeError, match='Bad2: forward output must be a tuple of ndarrays; '
+                                        'output 0 is list'):
         Bad2().apply((np.ones(1),))
 
 

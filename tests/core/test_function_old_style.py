@@ -243,7 +243,7 @@ def test_backward_returning_wrong_count_or_shape_is_a_clear_error():
     x = chainlet.Variable(numpy.ones(2))
     y = Bad()(x)
     y.grad = numpy.ones(2)
-    with pytest.raises(ValueError, match='Bad.backward'):
+    with pytest.raises(ValueError, match='Bad: shape of gradients returned from backward'):
         y.backward()
 
 
