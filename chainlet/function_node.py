@@ -110,8 +110,9 @@ def _check_finite(arrays: Iterable[Any], what: str, func: 'FunctionNode',
             if func.stack:
                 where = '\nThe function was applied at (most recent call last):\n' + ''.join(
                     traceback.format_list(func.stack))
-            raise RuntimeError(f'{func.label}: {kind} detected in {what} {i} '
-                               f'(debug mode){where}')
+            stage = 'forward' if what == 'forward output' else 'backward'
+            raise RuntimeError(f'{kind} is detected on {stage} computation of {func.label}: '
+                               f'{what} {i} (debug mode){where}')
 
 
 def _checks_then_dsl(check_arrays: Any) -> Any:
@@ -229,9 +230,7 @@ class FunctionNode:
                 all_numpy = False
             in_data.append(d)
         in_data = tuple(in_data)
-        gpu = None
-        if not all_numpy and backend.check_same_array_module(self.label, in_data) is not numpy:
-            gpu = backend.check_same_device(self.label, in_data)
+        gpu = None if all_numpy else self._device_of(inputs, in_data)
         if local.get('type_check', defaults.type_check):
             self._check_arrays(in_data)
 
@@ -251,7 +250,7 @@ class FunctionNode:
                 outputs = self.forward_gpu(in_data) if self._use_forward_gpu \
                     else self.forward(in_data)
         if type(outputs) is not tuple:
-            raise TypeError(f'{self.label}.forward must return a tuple of arrays, '
+            raise TypeError(f'{self.label}: forward output must be a tuple of ndarrays, '
                             f'got {type(outputs).__name__}')
         for y in outputs:
             if type(y) is not _ndarray:
@@ -300,15 +299,26 @@ class FunctionNode:
             self._retained_output_data = tuple(kept)
         return tuple(ret)
 
+    def _device_of(self, inputs: Sequence[Any], in_data: tuple) -> Any:
+        """The GPU of the inputs (``None`` on the CPU); raises on mixed array modules or GPUs.
+
+        A bare ``None`` input stands for a missing optional input, as in Chainer; a Variable
+        without data (an uninitialized Parameter) is an error.
+        """
+        arrays = [d for x, d in zip(inputs, in_data) if x is not None]
+        if backend.check_same_array_module(self.label, arrays) is numpy:
+            return None
+        return backend.check_same_device(self.label, arrays)
+
     def _coerce_outputs(self, outputs: tuple) -> tuple:
         """Turn NumPy scalars (what NumPy returns for 0-d results) into 0-d arrays."""
         fixed = []
         for i, y in enumerate(outputs):
             if isinstance(y, numpy.generic):
                 y = numpy.asarray(y)
-            elif not backend.is_array(y):
-                raise TypeError(f'{self.label}.forward: output {i} must be an ndarray, '
-                                f'got {type(y).__name__}')
+            elif y is not None and not backend.is_array(y):
+                raise TypeError(f'{self.label}: forward output must be a tuple of ndarrays; '
+                                f'output {i} is {type(y).__name__}')
             fixed.append(y)
         return tuple(fixed)
 
@@ -390,7 +400,9 @@ class FunctionNode:
         if self._input_indexes_to_retain is None or self.inputs is None:
             return ()
         inputs = self.inputs
-        return tuple([inputs[i].get_variable() for i in self._input_indexes_to_retain])
+        # A missing (None) input is given back as None.
+        return tuple([None if inputs[i].shape is None else inputs[i].get_variable()
+                      for i in self._input_indexes_to_retain])
 
     def get_retained_outputs(self) -> tuple:
         """Return the retained outputs as Variables, in the order given to ``retain_outputs``.
@@ -404,7 +416,9 @@ class FunctionNode:
         outputs = list(self.outputs)
         for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
             node = outputs[index]()
-            if node is None:
+            if data is None:  # a None output stays None
+                var = None
+            elif node is None:
                 var = _from_output(data, True)
                 var._node.creator_node = self
                 var._node.rank = self.rank + 1

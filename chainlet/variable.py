@@ -134,8 +134,8 @@ def constant_node(data: Any) -> VariableNode:
     node._variable = _no_variable
     node.creator_node = None
     node.rank = 0
-    node.shape = data.shape
-    node.dtype = data.dtype
+    node.shape = None if data is None else data.shape  # None: a missing optional input
+    node.dtype = None if data is None else data.dtype
     node.data = None
     node.requires_grad = False
     node.name = None
@@ -185,8 +185,11 @@ class Variable:
         node._variable = weakref.ref(var)
         node.creator_node = None
         node.rank = 0
-        node.shape = data.shape
-        node.dtype = data.dtype
+        try:
+            node.shape = data.shape
+            node.dtype = data.dtype
+        except AttributeError:  # a function may output None (as in Chainer)
+            node.shape = node.dtype = None
         node.data = None
         node.requires_grad = requires_grad
         node.name = None
