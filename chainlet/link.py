@@ -21,45 +21,85 @@ Example:
 from __future__ import annotations
 
 import collections
+import collections.abc
 import contextlib
 import copy as copy_module
+import warnings
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy
 
 from chainlet import backend
 from chainlet import link_hook as _link_hook
+from chainlet.device_resident import DeviceResident
 from chainlet.link_hook import LinkHook
 from chainlet.link_hook import _ForwardPostprocessCallbackArgs as _PostArgs
 from chainlet.link_hook import _ForwardPreprocessCallbackArgs as _PreArgs
 from chainlet.parameter import Parameter
 
 
-def _send(value: Any, gpu_id: int) -> Any:
-    if backend.is_array(value):
-        return backend.to_cpu(value) if gpu_id < 0 else backend.to_gpu(value, gpu_id)
-    return value
+def _is_shape(value: Any) -> bool:
+    """True for ``None``, an int or a sequence of ints (Chainer's ``Link(name=shape)`` form)."""
+    if value is None or isinstance(value, (int, numpy.integer)):
+        return not isinstance(value, bool)
+    if isinstance(value, collections.abc.Sequence) and not isinstance(value, str):
+        return all(isinstance(v, (int, numpy.integer)) and not isinstance(v, bool)
+                   for v in value)
+    return False
 
 
-class Link:
+def _is_array(value: Any) -> bool:
+    return isinstance(value, numpy.ndarray) or backend.is_cupy_array(value)
+
+
+_INIT_MISSING = 'Link.__init__() has not been called.'
+
+
+class Link(DeviceResident):
     """A building block with parameters and persistent values (see the module docstring).
 
-    Subclasses implement ``forward``; calling the link calls it, between the callbacks of the
-    active link hooks (see :class:`~chainlet.LinkHook`, :meth:`add_hook`).
+    Parameters (:class:`~chainlet.Parameter`) are registered by assigning them to attributes
+    inside ``with self.init_scope():``; persistent values (arrays or scalars saved and moved
+    with the link, such as running statistics) by :meth:`add_persistent` or
+    :meth:`register_persistent`. Subclasses implement ``forward``; calling the link calls it,
+    between the callbacks of the active link hooks (see :class:`~chainlet.LinkHook`).
+
+    Args:
+        params: Chainer's old form ``Link(W=(3, 4), b=((4,), 'd'))``: each keyword names a
+            parameter and gives its shape (``None``: lazy) or a ``(shape, dtype)`` pair;
+            the data are NaN until written.
+
+    Attributes:
+        name (str): Name given by the parent chain (``None`` for a root link).
     """
 
     # Created on the first add_hook; None keeps the unhooked call path to one test.
     _local_link_hooks: Optional[collections.OrderedDict] = None
+    _init_done = False
+    # Whether a mixin after Link in the MRO defines __call__ (Chainer calls it instead of
+    # forward); set per class.
+    _mixin_call = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        mro = cls.__mro__
+        after = mro[mro.index(Link) + 1:]
+        cls._mixin_call = any('__call__' in k.__dict__ for k in after if k is not object)
 
     def __init__(self, **params: Any) -> None:
         d = self.__dict__
-        d['_params'] = []
-        d['_persistent'] = []
+        d['_params'] = set()
+        d['_persistent'] = set()
         d['_within_init_scope'] = False
-        d['_gpu_id'] = -1
         d['name'] = None
-        for name, shape in params.items():  # Chainer's old Link(W=(3, 4)) form
-            self.add_param(name, shape)
+        d['_init_done'] = True
+        for name, value in params.items():
+            shape, dtype = (value, numpy.float32) if _is_shape(value) else value
+            self.add_param(name, shape, dtype=dtype)
+
+    def _check_init_done(self) -> None:
+        if not self._init_done:
+            raise RuntimeError(_INIT_MISSING)
 
     # -- registration --
 
@@ -70,11 +110,14 @@ class Link:
 
     @contextlib.contextmanager
     def init_scope(self) -> Iterator[None]:
-        """Register Parameters (and, in a Chain, Links) assigned to attributes in this block."""
-        if '_params' not in self.__dict__:
-            raise RuntimeError(f'{type(self).__name__}: call super().__init__() before '
-                               f'init_scope()')
-        old = self._within_init_scope
+        """Register Parameters (and, in a Chain, Links) assigned to attributes in this block.
+
+        Raises:
+            RuntimeError: ``Link.__init__`` has not been called (a subclass forgot
+                ``super().__init__()``).
+        """
+        self._check_init_done()
+        old = self.within_init_scope
         self.__dict__['_within_init_scope'] = True
         try:
             yield
@@ -84,60 +127,90 @@ class Link:
     def __setattr__(self, name: str, value: Any) -> None:
         if self.within_init_scope and isinstance(value, Parameter):
             value.name = name
-            if self._gpu_id >= 0:
-                value.to_gpu(self._gpu_id)
-            if name not in self._params:
-                self._params.append(name)
-            self._forget_persistent(name)
+            if not isinstance(self._device, backend.CpuDevice):
+                value.to_device(self._device)  # a link on a GPU keeps its parameters there
+            self._params.add(name)
+            self._persistent.discard(name)
         super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
         d = self.__dict__
-        if name in d.get('_params', ()):
-            d['_params'].remove(name)
-        self._forget_persistent(name)
+        if '_params' in d:
+            d['_params'].discard(name)
+            d['_persistent'].discard(name)
         super().__delattr__(name)
 
-    def _forget_persistent(self, name: str) -> None:
-        persistent = self.__dict__.get('_persistent', ())
-        if name in persistent:
-            persistent.remove(name)
+    def add_param(self, name: str, shape: Optional[Sequence[int]] = None,
+                  dtype: Any = numpy.float32, initializer: Any = None) -> None:
+        """Register a new parameter ``name`` (Chainer's older form of assigning a
+        :class:`~chainlet.Parameter` in ``init_scope``).
 
-    def add_param(self, name: str, shape: Optional[Sequence[int]] = None, dtype: Any = None,
-                  initializer: Any = None) -> None:
-        """Register a new parameter ``name`` (lazy if ``shape`` is ``None``)."""
+        Args:
+            name: Attribute name.
+            shape: Shape; ``None`` leaves the parameter uninitialized (lazy).
+            dtype: dtype of the data when ``initializer`` does not fix it.
+            initializer: Initializer, scalar or array; NaN of ``dtype`` by default.
+
+        Raises:
+            AttributeError: The link already has an attribute ``name``.
+        """
+        self._check_init_done()
         if name in self.__dict__:
-            raise AttributeError(f'{type(self).__name__}.add_param: the attribute {name!r} '
-                                 f'already exists')
+            raise AttributeError(f'{type(self).__name__}.add_param: cannot register a new '
+                                 f'parameter {name!r}: the attribute exists')
         if initializer is None:
             from chainlet import initializers
-            initializer = initializers.NaN(dtype or numpy.float32)
+            initializer = initializers.NaN(dtype)
         param = Parameter(initializer, shape)
         with self.init_scope():
             setattr(self, name, param)
 
     def add_persistent(self, name: str, value: Any) -> None:
-        """Register ``value`` (an array or a scalar) to be saved and moved with the link."""
-        if name in self.__dict__:
-            raise AttributeError(f'{type(self).__name__}.add_persistent: the attribute '
-                                 f'{name!r} already exists')
-        self._persistent.append(name)
-        self.__dict__[name] = _send(value, self._gpu_id)
+        """Register ``value`` (an array, a scalar, any serializable value) as persistent: it is
+        saved, loaded and moved with the link.
+
+        Raises:
+            AttributeError: The link already has an attribute ``name``.
+        """
+        self._check_init_done()
+        d = self.__dict__
+        if name in d:
+            raise AttributeError(f'{type(self).__name__}.add_persistent: cannot register a new '
+                                 f'persistent value {name!r}: the attribute exists')
+        self._persistent.add(name)
+        self._params.discard(name)
+        if _is_array(value) and not isinstance(self._device, backend.CpuDevice):
+            value = self._device.send(value)
+        d[name] = value
 
     def register_persistent(self, name: str) -> None:
-        """Mark an existing attribute as persistent."""
-        if name not in self.__dict__:
-            raise AttributeError(f'{type(self).__name__}.register_persistent: no attribute '
-                                 f'{name!r}')
-        if name not in self._persistent:
-            self._persistent.append(name)
+        """Mark the existing attribute ``name`` as persistent (a parameter of that name stops
+        being one).
+
+        Raises:
+            AttributeError: The link has no attribute ``name``.
+        """
+        if not hasattr(self, name):
+            raise AttributeError(f'{type(self).__name__}.register_persistent: cannot register '
+                                 f'the non-existent attribute {name!r}')
+        self._persistent.add(name)
+        self._params.discard(name)
 
     # -- calling --
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._init_done:
+            raise RuntimeError(_INIT_MISSING)
         if _link_hook._active_count or self._local_link_hooks:
             return self._forward_with_hooks(args, kwargs)
-        return self.forward(*args, **kwargs)
+        if self._mixin_call:
+            return super().__call__(*args, **kwargs)  # type: ignore[misc]
+        return self.forward(*args, **kwargs)  # type: ignore[attr-defined]
+
+    def _forward(self) -> Callable:
+        if self._mixin_call:
+            return super().__call__  # type: ignore[misc]
+        return self.forward  # type: ignore[attr-defined]
 
     def _forward_with_hooks(self, args: tuple, kwargs: dict) -> Any:
         hooks = _link_hook._registry.hooks
@@ -146,20 +219,17 @@ class Link:
             hooks = collections.OrderedDict(hooks)
             hooks.update(self._local_link_hooks)
         hooks = list(hooks.values())
+        forward = self._forward()
         if not hooks:  # global hooks are active in another thread only
-            return self.forward(*args, **kwargs)
+            return forward(*args, **kwargs)
         pre = _PreArgs(self, 'forward', args, kwargs)
         for hook in hooks:
             hook.forward_preprocess(pre)
-        out = self.forward(*args, **kwargs)
+        out = forward(*args, **kwargs)
         post = _PostArgs(self, 'forward', args, kwargs, out)
         for hook in hooks:
             hook.forward_postprocess(post)
         return out
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        """The computation of the link; subclasses define it."""
-        raise NotImplementedError(f'{type(self).__name__} does not define forward')
 
     # -- link hooks --
 
@@ -170,6 +240,10 @@ class Link:
         if hooks is None:
             hooks = self.__dict__['_local_link_hooks'] = collections.OrderedDict()
         return hooks
+
+    @property
+    def _n_local_link_hooks(self) -> int:
+        return len(self._local_link_hooks or ())
 
     def add_hook(self, hook: LinkHook, name: Optional[str] = None) -> 'Link':
         """Register a link hook on this link (its ``added(self)`` is called).
@@ -221,49 +295,89 @@ class Link:
         hooks[name].deleted(self)
         del hooks[name]
 
-    # -- traversal --
+    # -- traversal: own parameters sorted by name, then the children's --
 
-    def params(self, include_uninit: bool = True) -> Iterator[Parameter]:
-        """Yield every parameter of this link and its descendants (each once)."""
-        for _, param in self.namedparams(include_uninit):
-            yield param
-
-    def namedparams(self, include_uninit: bool = True) -> Iterator[tuple[str, Parameter]]:
-        """Yield ``(path, parameter)``, paths like ``/l1/W``; shared parameters come once."""
-        seen = set()
-        for prefix, link in self.namedlinks():
-            base = '' if prefix == '/' else prefix
-            for name in link._params:
-                param = link.__dict__[name]
-                if id(param) in seen or (not include_uninit and param.array is None):
-                    continue
-                seen.add(id(param))
-                yield f'{base}/{name}', param
+    def _own_params(self, include_uninit: bool) -> Iterator[tuple[str, Parameter]]:
+        d = self.__dict__
+        for name in sorted(self._params):
+            param = d[name]
+            if include_uninit or param.array is not None:
+                yield name, param
 
     def _child_items(self) -> Iterator[tuple[str, 'Link']]:
         return iter(())
 
+    def params(self, include_uninit: bool = True) -> Iterator[Parameter]:
+        """Yield every parameter of this link and its descendants, each once.
+
+        Args:
+            include_uninit: Also yield parameters whose data are not created yet.
+        """
+        for _, param in self.namedparams(include_uninit):
+            yield param
+
+    def namedparams(self, include_uninit: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """Yield ``(path, parameter)`` with paths like ``'/l1/W'`` (a parameter shared by
+        several links comes once, under its first path).
+
+        Args:
+            include_uninit: Also yield parameters whose data are not created yet.
+        """
+        seen: set = set()
+        for prefix, link in self.namedlinks():
+            base = '' if prefix == '/' else prefix
+            for name, param in link._own_params(include_uninit):
+                if id(param) not in seen:
+                    seen.add(id(param))
+                    yield f'{base}/{name}', param
+
     def children(self) -> Iterator['Link']:
-        """Yield the direct child links."""
+        """Yield the direct child links (a Chain's sorted by name, a ChainList's in order)."""
         for _, child in self._child_items():
             yield child
 
     def namedlinks(self, skipself: bool = False) -> Iterator[tuple[str, 'Link']]:
-        """Yield ``(path, link)`` for this link (``'/'``) and all descendants."""
+        """Yield ``(path, link)`` for this link (``'/'``) and its descendants, depth first."""
         if not skipself:
             yield '/', self
-        stack = [('', self)]
-        while stack:
-            prefix, link = stack.pop(0)
-            for name, child in link._child_items():
-                path = f'{prefix}/{name}'
-                yield path, child
-                stack.append((path, child))
+        stack = [('', iter(list(self._child_items())))]
+        while stack:  # iterative, so that deep hierarchies do not hit the recursion limit
+            prefix, items = stack[-1]
+            item = next(items, None)
+            if item is None:
+                stack.pop()
+                continue
+            path = f'{prefix}/{item[0]}'
+            yield path, item[1]
+            stack.append((path, iter(list(item[1]._child_items()))))
 
     def links(self, skipself: bool = False) -> Iterator['Link']:
-        """Yield this link (unless ``skipself``) and every descendant."""
+        """Yield this link (unless ``skipself``) and every descendant, depth first."""
         for _, link in self.namedlinks(skipself):
             yield link
+
+    def device_resident_accept(self, visitor: Any) -> None:
+        super().device_resident_accept(visitor)
+        d = self.__dict__
+        for name in sorted(self._params):
+            visitor.visit_variable(d[name])
+        for name in sorted(self._persistent):
+            value = d[name]
+            if _is_array(value):
+                d[name] = visitor.visit_array(value)
+        for _, child in self._child_items():
+            child.device_resident_accept(visitor)
+
+    @property
+    def _gpu_id(self) -> int:
+        return self._device.device_id if isinstance(self._device, backend.GpuDevice) else -1
+
+    @property
+    def _device_id(self) -> Optional[int]:
+        warnings.warn('Link._device_id is left only for backward compatibility; use '
+                      'Link.device instead', DeprecationWarning, stacklevel=2)
+        gpu = self._gpu_id
+        return None if gpu < 0 else gpu
 
     # -- gradients and parameters --
 
@@ -273,76 +387,94 @@ class Link:
             param.cleargrad()
 
     def zerograds(self) -> None:
-        """Fill every gradient with zeros (prefer ``cleargrads``)."""
+        """Fill every gradient with zeros. Deprecated as in Chainer: use :meth:`cleargrads`."""
+        warnings.warn('Link.zerograds is deprecated. Use Link.cleargrads instead.',
+                      DeprecationWarning, stacklevel=2)
         for param in self.params():
             param.zerograd()
 
     def addgrads(self, link: 'Link') -> None:
-        """Add the gradients of ``link`` (same structure) to this link's gradients."""
-        src = dict(link.namedparams())
-        for name, param in self.namedparams():
-            if name in src:
-                param.addgrad(src[name])
+        """Add the gradients of ``link`` (same structure) to this link's gradients, even across
+        devices; a parameter without a gradient here takes a copy of the source's."""
+        src = link.__dict__
+        dst = self.__dict__
+        for name in sorted(self._params):
+            dst[name].addgrad(src[name])
+        for (name, child), (_, other) in zip(self._child_items(), link._child_items()):
+            child.addgrads(other)
 
     def copyparams(self, link: 'Link', copy_persistent: bool = True) -> None:
-        """Copy parameter values (and persistents) from ``link`` of the same structure."""
-        src = dict(link.namedparams())
-        for name, param in self.namedparams():
-            other = src.get(name)
-            if other is None or other.array is None:
-                continue
-            if param.array is None:
-                param.initialize(other.shape)
-            if param.shape != other.shape:
-                raise ValueError(f'copyparams: parameter {name} has shape {param.shape}, the '
-                                 f'source has {other.shape}')
-            backend.copyto(param.array, other.array)
+        """Copy the parameter data (not the gradients) of ``link``, which has the same
+        structure, even across devices.
+
+        Args:
+            link: The source.
+            copy_persistent: Also copy persistent values: arrays element-wise, other values
+                with ``copy.deepcopy``.
+        """
+        src = link.__dict__
+        dst = self.__dict__
+        for name in sorted(self._params):
+            dst[name].copydata(src[name])
         if copy_persistent:
-            src_links = dict(link.namedlinks())
-            for path, dst in self.namedlinks():
-                s = src_links.get(path)
-                if s is None:
-                    continue
-                for name in dst._persistent:
-                    value = s.__dict__.get(name)
-                    if backend.is_array(value):
-                        backend.copyto(dst.__dict__[name], value)
-                    elif value is not None:
-                        dst.__dict__[name] = value
+            for name in sorted(self._persistent):
+                d, s = dst[name], src[name]
+                if _is_array(d) and _is_array(s):
+                    backend.copyto(d, s)
+                else:
+                    dst[name] = copy_module.deepcopy(s)
+        for (name, child), (_, other) in zip(self._child_items(), link._child_items()):
+            child.copyparams(other, copy_persistent)
 
     def copy(self, mode: str = 'share') -> 'Link':
-        """Return a copy: ``'share'`` shares arrays (and link hooks), ``'copy'`` copies them,
-        ``'init'`` re-initializes the parameters with their initializers."""
-        if mode not in ('share', 'copy', 'init'):
-            raise ValueError(f"Link.copy: argument mode: expected 'share', 'copy' or 'init', "
-                             f'got {mode!r}')
-        memo: dict = {}
-        for link in self.links():  # arrays are shared in the shallow copy made below
-            for name in link._params:
-                p = link.__dict__[name]
-                if p.array is not None:
-                    memo[id(p.array)] = p.array
-                if p.grad is not None:
-                    memo[id(p.grad)] = p.grad
-            for name in link._persistent:
-                value = link.__dict__[name]
-                if backend.is_array(value):
-                    memo[id(value)] = value
-            for hook in (link._local_link_hooks or {}).values():
-                memo[id(hook)] = hook  # link hooks are shared too, as in Chainer
-        new = copy_module.deepcopy(self, memo) if mode == 'share' else copy_module.deepcopy(self)
+        """Return a copy of the hierarchy rooted here; the copy's :attr:`name` is ``None``
+        for ``'share'`` (the copy belongs to no parent yet).
+
+        Args:
+            mode: ``'share'``: new links and Parameter objects that share the data arrays
+                (gradients cleared); ``'copy'``: a deep copy; ``'init'``: a deep copy whose
+                initialized parameters are re-drawn from their initializers.
+
+        Raises:
+            ValueError: Unknown ``mode``.
+        """
+        if mode == 'share':
+            ret = copy_module.copy(self)
+            rd = ret.__dict__
+            rd['_params'] = set(self._params)
+            rd['_persistent'] = set(self._persistent)
+            rd['name'] = None
+            for name in ret._params:
+                param = copy_module.copy(rd[name])
+                param.grad = None
+                rd[name] = param
+            ret._copy_children(mode)
+            return ret
+        if mode == 'copy':
+            return copy_module.deepcopy(self)
         if mode == 'init':
-            for param in new.params():
-                if param.array is not None:
-                    param.initialize(param.shape)
-        for param in new.params():
-            param.update_rule = None
-            param.cleargrad()
-        return new
+            ret = copy_module.deepcopy(self)
+            for param in ret.params(include_uninit=False):
+                param.initialize(param.shape)
+            return ret
+        raise ValueError(f"{type(self).__name__}.copy: argument mode: expected 'init', 'copy' or "
+                         f"'share', got {mode!r}")
+
+    def _copy_children(self, mode: str) -> None:
+        """Replace the children of a shallow copy by copies (containers override this)."""
 
     def count_params(self) -> int:
-        """Number of scalar parameters (uninitialized ones count as zero)."""
-        return sum(p.size for p in self.params() if p.array is not None)
+        """Number of scalars in all parameters; uninitialized ones are skipped with a
+        ``UserWarning`` naming them."""
+        size = 0
+        for name, param in self.namedparams():
+            if param.array is None:
+                warnings.warn(f'Parameter {name!r} has not been initialized, so the resulting '
+                              f'count will not include the number of parameters in it.',
+                              stacklevel=2)
+                continue
+            size += param.size
+        return size
 
     def enable_update(self) -> None:
         """Let optimizers update every parameter of this link and its descendants."""
@@ -353,6 +485,7 @@ class Link:
         self._set_update(False)
 
     def _set_update(self, enabled: bool) -> None:
+        # The flag also reaches optimizers set up later (Chainer only flips existing rules).
         for link in self.links():
             link.__dict__['_update_enabled'] = enabled
         for param in self.params():
@@ -361,50 +494,24 @@ class Link:
 
     @property
     def update_enabled(self) -> bool:
-        """False after ``disable_update()``."""
+        """True if some parameter's update rule is enabled (without rules: unless
+        :meth:`disable_update` was called)."""
+        rules = [p.update_rule for p in self.params() if p.update_rule is not None]
+        if rules:
+            return any(rule.enabled for rule in rules)
         return self.__dict__.get('_update_enabled', True)
-
-    # -- devices --
-
-    @property
-    def xp(self) -> Any:
-        """``numpy`` or ``cupy``: where the link's arrays live."""
-        return numpy if self._gpu_id < 0 else backend.import_cupy()
-
-    @property
-    def device(self) -> str:
-        """``'@numpy'`` or ``'@cupy:N'``."""
-        return '@numpy' if self._gpu_id < 0 else f'@cupy:{self._gpu_id}'
-
-    def to_device(self, device: Any) -> 'Link':
-        """Move all parameters and persistents to ``device`` (see ``backend.parse_device_spec``).
-        """
-        gpu_id = backend.parse_device_spec(device)
-        if gpu_id >= 0:
-            backend.import_cupy()
-        for link in self.links():
-            link.__dict__['_gpu_id'] = gpu_id
-            for name in link._params:
-                param = link.__dict__[name]
-                param.to_cpu() if gpu_id < 0 else param.to_gpu(gpu_id)
-            for name in link._persistent:
-                link.__dict__[name] = _send(link.__dict__[name], gpu_id)
-        return self
-
-    def to_cpu(self) -> 'Link':
-        """Move to the CPU (NumPy)."""
-        return self.to_device(-1)
-
-    def to_gpu(self, device: Optional[int] = None) -> 'Link':
-        """Move to GPU ``device`` (the current one, 0 by default)."""
-        return self.to_device(0 if device is None else device)
 
     # -- serialization --
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load parameters and persistents through ``serializer`` (see serializers)."""
+        """Save or load parameters and persistent values through ``serializer``, then the
+        children's under their names.
+
+        Loading into an uninitialized parameter initializes it with the loaded shape; a
+        ``None`` from the serializer leaves a parameter as it is.
+        """
         d = self.__dict__
-        for name in self._params:
+        for name in sorted(self._params):
             param = d[name]
             data = serializer(name, param.array)
             if data is None or data is param.array:
@@ -412,20 +519,50 @@ class Link:
             if param.array is None:
                 param.initialize(data.shape)
             backend.copyto(param.array, data)
-        for name in self._persistent:
+        for name in sorted(self._persistent):
             d[name] = serializer(name, d[name])
+        for name, child in self._child_items():
+            child.serialize(serializer[name])
 
     # -- other --
 
     def repeat(self, n_repeat: int, mode: str = 'init') -> 'Sequential':
-        """A Sequential of ``n_repeat`` copies of this link (``mode`` as in :meth:`copy`)."""
+        """A :class:`Sequential` of ``n_repeat`` copies of this link (``mode`` as in
+        :meth:`copy`); empty when ``n_repeat <= 0``.
+
+        Raises:
+            ValueError: Unknown ``mode``.
+        """
+        ret = Sequential()
         if n_repeat <= 0:
-            return Sequential()
-        return Sequential(*[self.copy(mode) for _ in range(n_repeat)])
+            return ret
+        if mode not in ('init', 'copy', 'share'):
+            raise ValueError(f"{type(self).__name__}.repeat: argument mode: expected 'init', "
+                             f"'copy' or 'share', got {mode!r}")
+        for _ in range(n_repeat):
+            ret.append(self.copy(mode))
+        return ret
 
     def _repr_args(self) -> dict:
-        """Hyper-parameters shown by ``repr`` (links override this)."""
+        """Hyper-parameters shown by ``repr`` and ``str`` (links override this)."""
         return {}
+
+    @property
+    def printable_specs(self) -> Iterator[tuple[str, Any]]:
+        """``(name, value)`` pairs shown by ``str(link)`` (by default the constructor's
+        hyper-parameters)."""
+        yield from self._repr_args().items()
+
+    def __str__(self) -> str:
+        specs = ', '.join(f'{k}={v}' for k, v in self.printable_specs)
+        children = list(self._child_items())
+        if not children:
+            return f'{type(self).__name__}({specs})'
+        lines = []
+        for name, child in children:
+            for line in f'({name}): {child},'.splitlines():
+                lines.append(f'  {line}')
+        return f'{type(self).__name__}(\n' + '\n'.join(lines) + '\n)'
 
     def __repr__(self) -> str:
         args = ', '.join(f'{k}={v!r}' for k, v in self._repr_args().items())
@@ -441,53 +578,78 @@ class Link:
 
 
 class Chain(Link):
-    """A link made of child links, registered by attribute assignment inside ``init_scope``."""
+    """A link made of child links, registered by attribute assignment inside ``init_scope``.
+
+    Children are visited in the order of their names.
+
+    Args:
+        links: Initial children, by name.
+    """
 
     def __init__(self, **links: Link) -> None:
         super().__init__()
-        self.__dict__['_children'] = []
-        with self.init_scope():
-            for name, link in links.items():
-                setattr(self, name, link)
+        self.__dict__['_children'] = set()
+        for name, link in links.items():
+            self.add_link(name, link)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self.within_init_scope and isinstance(value, Link):
-            if name in self.__dict__ and name not in self._children:
-                raise AttributeError(f'{type(self).__name__}: attribute {name!r} already exists')
+            if name not in self._children and hasattr(self, name):
+                raise AttributeError(f'{type(self).__name__}: cannot register a new link '
+                                     f'{name!r}: the attribute exists')
             value.name = name
-            if name not in self._children:
-                self._children.append(name)
+            self._children.add(name)
         super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
-        children = self.__dict__.get('_children', ())
-        if name in children:
-            children.remove(name)
+        children = self.__dict__.get('_children')
+        if children is not None:
+            children.discard(name)
         super().__delattr__(name)
 
     def __getitem__(self, name: str) -> Any:
+        """``chain['l1']`` is ``chain.l1``."""
         return getattr(self, name)
 
     def add_link(self, name: str, link: Link) -> None:
-        """Register ``link`` as the child ``name``."""
+        """Register ``link`` as the child ``name``.
+
+        Raises:
+            AttributeError: The chain already has an attribute ``name``.
+            TypeError: ``link`` is not a Link.
+        """
         if name in self.__dict__:
-            raise AttributeError(f'{type(self).__name__}.add_link: the attribute {name!r} '
-                                 f'already exists')
+            raise AttributeError(f'{type(self).__name__}.add_link: cannot register a new link '
+                                 f'{name!r}: the attribute exists')
+        if not isinstance(link, Link):
+            raise TypeError(f'{type(self).__name__}.add_link: argument link: expected a Link, '
+                            f'got {type(link).__name__}')
         with self.init_scope():
             setattr(self, name, link)
 
     def _child_items(self) -> Iterator[tuple[str, Link]]:
-        for name in self.__dict__.get('_children', ()):
-            yield name, self.__dict__[name]
+        d = self.__dict__
+        for name in sorted(d.get('_children', ())):
+            yield name, d[name]
 
-    def serialize(self, serializer: Any) -> None:
-        super().serialize(serializer)
-        for name, child in self._child_items():
-            child.serialize(serializer[name])
+    def _copy_children(self, mode: str) -> None:
+        d = self.__dict__
+        d['_children'] = set(self._children)
+        for name in self._children:
+            child = d[name].copy(mode)
+            child.name = name
+            d[name] = child
 
 
-class ChainList(Link):
-    """A link holding a list of child links, named ``'0'``, ``'1'``, ..."""
+class ChainList(Link, collections.abc.MutableSequence):
+    """A link holding a list of child links, named ``'0'``, ``'1'``, ... by position.
+
+    It is a mutable sequence: indexing, slicing, assignment, ``del``, ``insert``, ``append``,
+    ``extend``, ``+=``, ``pop``, ``remove`` work as on a list and keep the names in step.
+
+    Args:
+        links: Initial children.
+    """
 
     def __init__(self, *links: Link) -> None:
         super().__init__()
@@ -497,37 +659,63 @@ class ChainList(Link):
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self.within_init_scope and isinstance(value, Link):
-            raise TypeError(f'{type(self).__name__}: register child links with add_link or '
-                            f'append, not by attribute assignment')
+            raise TypeError(f'{type(self).__name__}: cannot register a new link within a '
+                            f'"with chainlist.init_scope():" block; use add_link or append')
         super().__setattr__(name, value)
 
-    def add_link(self, link: Link) -> None:
-        """Append a child link."""
+    def _check_link(self, link: Any) -> Link:
         if not isinstance(link, Link):
-            raise TypeError(f'{type(self).__name__}.add_link: expected a Link, got '
+            raise TypeError(f'{type(self).__name__}: expected a Link, got '
                             f'{type(link).__name__}')
-        link.name = str(len(self._children))
-        self._children.append(link)
+        return link
 
-    append = add_link
+    def _rename(self) -> None:
+        for i, child in enumerate(self._children):
+            child.name = str(i)
 
     def __getitem__(self, index: Any) -> Any:
         return self._children[index]
 
-    def __len__(self) -> int:
-        return len(self._children)
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(index, slice):
+            self._children[index] = [self._check_link(v) for v in value]
+            self._rename()
+        elif isinstance(index, (int, numpy.integer)):
+            self._children[index] = self._check_link(value)
+            value.name = str(index % len(self._children))
+        else:
+            raise TypeError(f'{type(self).__name__} indices must be integers or slices, not '
+                            f'{type(index).__name__}')
+
+    def __delitem__(self, index: Any) -> None:
+        del self._children[index]
+        self._rename()
+
+    def insert(self, index: int, link: Link) -> None:
+        """Insert a child link at ``index``."""
+        self._children.insert(index, self._check_link(link))
+        self._rename()
 
     def __iter__(self) -> Iterator[Link]:
         return iter(self._children)
+
+    def __len__(self) -> int:
+        return len(self._children)
+
+    def add_link(self, link: Link) -> None:
+        """Append a child link."""
+        self.append(link)
 
     def _child_items(self) -> Iterator[tuple[str, Link]]:
         for i, link in enumerate(self.__dict__.get('_children', ())):
             yield str(i), link
 
-    def serialize(self, serializer: Any) -> None:
-        super().serialize(serializer)
-        for name, child in self._child_items():
-            child.serialize(serializer[name])
+    def _copy_children(self, mode: str) -> None:
+        children = self.__dict__['_children'] = list(self._children)
+        for i, child in enumerate(children):
+            child = child.copy(mode)
+            child.name = str(i)
+            children[i] = child
 
 
 class Sequential(ChainList):
@@ -582,6 +770,12 @@ class Sequential(ChainList):
         self.__dict__['_children'] = [s for s in self._layers if isinstance(s, Link)]
         for i, link in enumerate(self._children):
             link.name = str(i)
+
+    def _copy_children(self, mode: str) -> None:
+        # The steps list holds the children too: copy the links in it, keep the functions.
+        self.__dict__['_layers'] = [s.copy(mode) if isinstance(s, Link) else s
+                                    for s in self._layers]
+        self._sync_children()
 
     def forward(self, *x: Any) -> Any:
         for layer in self._layers:

@@ -1,80 +1,111 @@
-"""The ``Initializer`` base class, fan computation and ``generate_array``."""
+"""``generate_array`` and the conversion of initializer specs (scalars, arrays, callables)."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 import numpy
 
 from chainlet import backend
+from chainlet.initializer import Initializer, get_fans  # noqa: F401  (re-exported)
 
 
-class Initializer:
-    """Base class: fills an array in place when called.
-
-    Args:
-        dtype: dtype of arrays this initializer generates (``None``: the parameter's dtype,
-            float32 by default).
-        rng: Optional ``numpy.random.Generator`` for reproducible draws.
-    """
-
-    def __init__(self, dtype: Any = None, rng: Optional[numpy.random.Generator] = None) -> None:
-        self.dtype = None if dtype is None else numpy.dtype(dtype)
-        self.rng = rng
-
-    def __call__(self, array: Any) -> None:
-        raise NotImplementedError(f'{type(self).__name__} must implement __call__')
-
-    def _draw(self, method: str, shape: tuple, **kwargs: Any) -> numpy.ndarray:
-        source = self.rng if self.rng is not None else numpy.random
-        if method == 'normal' and self.rng is not None:
-            return source.normal(size=shape, **kwargs)
-        return getattr(source, method)(size=shape, **kwargs)
-
-    def _fill(self, array: Any, values: numpy.ndarray) -> None:
-        if isinstance(array, numpy.ndarray):
-            array[...] = values
-        else:
-            backend.copyto(array, values.astype(array.dtype))
-
-    def __repr__(self) -> str:
-        fields = {k: v for k, v in vars(self).items() if k not in ('rng',) and v is not None}
-        inner = ', '.join(f'{k}={v!r}' for k, v in fields.items())
-        return f'{type(self).__name__}({inner})'
-
-
-def get_fans(shape: Sequence[int]) -> tuple[int, int]:
-    """Return ``(fan_in, fan_out)`` of a weight of ``shape`` ((out, in, *kernel) as Chainer)."""
-    if len(shape) < 2:
-        raise ValueError(f'initializer: fans need a weight of ndim >= 2, got shape {tuple(shape)}')
-    receptive = int(numpy.prod(shape[2:])) if len(shape) > 2 else 1
-    return shape[1] * receptive, shape[0] * receptive
+def _default_dtype() -> numpy.dtype:
+    """``chainlet.config.dtype`` (float32 when unset), by ``chainlet.get_dtype`` if present."""
+    import chainlet
+    get_dtype = getattr(chainlet, 'get_dtype', None)
+    if get_dtype is not None:
+        return numpy.dtype(get_dtype())
+    configured = getattr(chainlet.config, 'dtype', None)
+    return numpy.dtype(numpy.float32 if configured is None else configured)
 
 
 def get_initializer(initializer: Any, default_dtype: Any = None) -> Any:
-    """Turn ``None``/a scalar/an array/an initializer into an initializer (or array)."""
+    """Turn ``None``, a scalar, an array or a callable into an initializer.
+
+    ``None`` becomes ``NaN`` (what a parameter without an initializer holds), a scalar or a
+    NumPy array ``Constant``; a callable (any ``Initializer``) is returned as it is.
+
+    Args:
+        initializer: The spec.
+        default_dtype: dtype given to the ``NaN``/``Constant`` made here.
+
+    Raises:
+        TypeError: ``initializer`` is none of these.
+    """
     from chainlet.initializers.constant import Constant, NaN
     if initializer is None:
         return NaN(dtype=default_dtype)
-    if isinstance(initializer, (int, float, numpy.number)) and not isinstance(initializer, bool):
+    if numpy.isscalar(initializer) and not isinstance(initializer, (str, bytes)):
         return Constant(initializer, dtype=default_dtype)
     if backend.is_array(initializer) or callable(initializer):
         return initializer
-    raise TypeError(f'initializer: expected an Initializer, a scalar, an ndarray or None, '
-                    f'got {type(initializer).__name__}')
+    raise TypeError(f'initializer: expected an Initializer, a callable, a scalar, an ndarray or '
+                    f'None, got {type(initializer).__name__}')
+
+
+def _get_initializer(initializer: Any) -> Any:
+    """Chainer's link-side conversion: ``None`` means ``LeCunNormal()``, a scalar or an array
+    ``Constant``, a callable stays itself.
+
+    Raises:
+        TypeError: ``initializer`` is none of these.
+    """
+    from chainlet.initializers.constant import Constant
+    from chainlet.initializers.normal import LeCunNormal
+    if initializer is None:
+        return LeCunNormal()
+    if (numpy.isscalar(initializer) and not isinstance(initializer, (str, bytes))) \
+            or isinstance(initializer, numpy.ndarray):
+        return Constant(initializer)
+    if not callable(initializer):
+        raise TypeError(f'initializer: expected an Initializer, a callable, a scalar, an ndarray '
+                        f'or None, got {type(initializer).__name__}')
+    return initializer
 
 
 def generate_array(initializer: Any, shape: Sequence[int], xp: Any = numpy,
                    dtype: Any = None, device: Any = None) -> Any:
-    """Create an array of ``shape`` filled by ``initializer``.
+    """Create an array of ``shape`` on ``xp`` and fill it with ``initializer``.
 
-    The dtype is ``dtype`` if given, else the initializer's own, else float32.
+    The dtype is ``dtype``, else ``initializer.dtype``, else ``chainlet.config.dtype``
+    (float32 by default).
+
+    Args:
+        initializer: A callable that fills an array in place.
+        shape: Shape of the array (an int means a 1-d array).
+        xp: ``numpy`` or ``cupy``.
+        dtype: Requested dtype; it must agree with the initializer's own dtype if that is set.
+        device: GPU of the array (an id, a ``cupy.cuda.Device`` or a chainlet device); the
+            current one when ``None``.
+
+    Returns:
+        The new array.
+
+    Raises:
+        ValueError: ``dtype`` and ``initializer.dtype`` differ.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import initializers
+        >>> initializers.generate_array(initializers.One(), (2,), np)
+        array([1., 1.], dtype=float32)
     """
-    dtype = numpy.dtype(dtype if dtype is not None else
-                        (getattr(initializer, 'dtype', None) or numpy.float32))
     own = getattr(initializer, 'dtype', None)
-    if own is not None and numpy.dtype(own) != dtype:
-        raise ValueError(f'initializer: its dtype {numpy.dtype(own)} differs from the requested '
-                         f'dtype {dtype}')
-    array = numpy.empty(tuple(shape), dtype)
+    if dtype is not None and own is not None and numpy.dtype(dtype) != numpy.dtype(own):
+        raise ValueError(f'generate_array: argument dtype: {numpy.dtype(dtype)} differs from '
+                         f'the initializer\'s dtype {numpy.dtype(own)}')
+    if dtype is None:
+        dtype = own
+    dtype = _default_dtype() if dtype is None else numpy.dtype(dtype)
+    shape = (int(shape),) if isinstance(shape, (int, numpy.integer)) else tuple(shape)
+    if xp is numpy:
+        array = numpy.empty(shape, dtype)
+    else:
+        device_id = getattr(device, 'id', getattr(device, 'device_id', device))
+        if device_id is None:
+            array = xp.empty(shape, dtype)
+        else:
+            with xp.cuda.Device(device_id):
+                array = xp.empty(shape, dtype)
     initializer(array)
-    return array if xp is numpy else backend.to_gpu(array, device)
+    return array

@@ -5,6 +5,7 @@ from typing import Any
 
 import numpy
 
+from chainlet import backend
 from chainlet.initializers.base import Initializer
 
 
@@ -23,10 +24,9 @@ class Constant(Initializer):
         self.fill_value = fill_value
 
     def __call__(self, array: Any) -> None:
-        if self.dtype is not None and array.dtype != self.dtype:
-            raise ValueError(f'Constant: the array has dtype {array.dtype}, the initializer '
-                             f'{self.dtype}')
-        value = numpy.asarray(self.fill_value)
+        self._check_dtype(array)
+        value = self.fill_value
+        value = numpy.asarray(value.get() if backend.is_cupy_array(value) else value)
         try:
             numpy.broadcast_shapes(value.shape, array.shape)
         except ValueError:
@@ -68,6 +68,7 @@ class Identity(Initializer):
         self.scale = scale
 
     def __call__(self, array: Any) -> None:
+        self._check_dtype(array)
         if array.ndim != 2 or array.shape[0] != array.shape[1]:
             raise ValueError(f'Identity: expected a square matrix, got shape {array.shape}')
         self._fill(array, (self.scale * numpy.identity(array.shape[0])).astype(array.dtype))

@@ -340,7 +340,7 @@ def test_timer_on_a_gpu_link():
     cupy = pytest.importorskip('cupy')
     if not chainlet.backend.gpu_available():
         pytest.skip('no CUDA device')
-    layer = L.Linear(3, 2).to_gpu()
+    layer = L.Linear(3, 2).to_device('@cupy:0')
     with TimerHook() as hook:
         layer(cupy.ones((4, 3), np.float32))
     assert hook.summary()['Linear']['occurrence'] == 1 and hook.total_time() > 0

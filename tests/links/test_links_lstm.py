@@ -31,7 +31,7 @@ def _float64_lstm(in_size, out_size, rng):
 def test_parameters_and_default_initialization():
     np.random.seed(0)
     lstm = L.LSTM(3, 4)
-    assert [n for n, _ in lstm.namedparams()] == ['/upward/W', '/upward/b', '/lateral/W']
+    assert [n for n, _ in lstm.namedparams()] == ['/lateral/W', '/upward/W', '/upward/b']
     assert lstm.upward.W.shape == (16, 3) and lstm.lateral.W.shape == (16, 4)
     b = lstm.upward.b.array.reshape(4, 4)
     np.testing.assert_array_equal(b[:, 2], 1.0)  # forget gates
@@ -39,9 +39,9 @@ def test_parameters_and_default_initialization():
     shapes = []
     L.LSTM(3, 2, upward_init=lambda a: shapes.append(a.shape))
     assert shapes == [(2, 3)] * 4  # one call per gate block
-    assert repr(lstm) == ('LSTM(in_size=3, out_size=4\n  (upward): Linear(in_size=3, '
-                          'out_size=16, nobias=False),\n  (lateral): Linear(in_size=4, '
-                          'out_size=16, nobias=True),\n)')
+    assert repr(lstm) == ('LSTM(in_size=3, out_size=4\n  (lateral): Linear(in_size=4, '
+                          'out_size=16, nobias=True),\n  (upward): Linear(in_size=3, '
+                          'out_size=16, nobias=False),\n)')
 
 
 def test_state_over_steps_matches_numpy_and_reset():

@@ -190,9 +190,9 @@ def test_u_moves_to_the_gpu():
     cupy = pytest.importorskip('cupy')
     if not chainlet.backend.gpu_available():
         pytest.skip('no CUDA device')
-    layer = L.Linear(3, 2).add_hook(SpectralNormalization(use_gamma=True)).to_gpu()
+    layer = L.Linear(3, 2).add_hook(SpectralNormalization(use_gamma=True)).to_device('@cupy:0')
     assert isinstance(layer.W_u, cupy.ndarray) and isinstance(layer.gamma.array, cupy.ndarray)
-    cpu = layer.copy('copy').to_cpu()
+    cpu = layer.copy('copy').to_device('@numpy')
     x = np.ones((2, 3), np.float32)
     y_gpu = layer(cupy.asarray(x))
     y_cpu = cpu(x)
@@ -208,7 +208,7 @@ def test_delete_hook_restores_the_plain_weight():
     layer.add_hook(SpectralNormalization())
     assert not np.allclose(layer(x).array, plain)
     layer.delete_hook('SpectralNormalization')
-    assert not hasattr(layer, 'W_u') and layer._persistent == []
+    assert not hasattr(layer, 'W_u') and layer._persistent == set()
     np.testing.assert_array_equal(layer(x).array, plain)
 
 

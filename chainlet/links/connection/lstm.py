@@ -166,13 +166,12 @@ class LSTM(LSTMBase):
         self.c = c.to_device(self.device)
         self.h = h.to_device(self.device)
 
-    def to_device(self, device: Any) -> 'LSTM':
-        super().to_device(device)
+    def device_resident_accept(self, visitor: Any) -> None:
+        super().device_resident_accept(visitor)  # the state moves with the parameters
         if self.c is not None:
-            self.c.to_device(self.device)
+            visitor.visit_variable(self.c)
         if self.h is not None:
-            self.h.to_device(self.device)
-        return self
+            visitor.visit_variable(self.h)
 
     def forward(self, x: Any) -> Variable:
         """Advance one step with input ``x`` of shape ``(batch, in_size)``; return ``h``."""
