@@ -78,8 +78,8 @@ def main() -> None:
     kmodel = keras_model()
     xp = np
     if args.gpu:
-        net.to_gpu()
-        kmodel.to_gpu()
+        net.to_device('@cupy:0')
+        kmodel.to_device('@cupy:0')
         xp = chainlet.backend.import_cupy()
     opt = optimizers.SGD(lr=0.01).setup(net)
 

@@ -114,8 +114,8 @@ def test_gradient_noise_default_function(as_rule_hook):
     t = 1 if as_rule_hook else 0
     std = np.sqrt(0.05 / (1 + t) ** 0.55)
     np.random.seed(3)
+    noise_b = np.random.normal(0, std, (5,))  # parameters are visited sorted by name
     noise_w = np.random.normal(0, std, (3, 4)).astype(np.float32)
-    noise_b = np.random.normal(0, std, (5,))
     _check(result, {'w': start['w'] - (g['w'] + noise_w), 'b': start['b'] - (g['b'] + noise_b)})
 
 
@@ -128,7 +128,7 @@ def test_gradient_noise_custom_function():
 
     start, g, result = _run_sgd(optimizer_hooks.GradientNoise(2.0, noise_func=constant))
     _check(result, {k: start[k] - (g[k] + 0.25) for k in start})
-    assert calls == [((3, 4), np.float32, 2.0, 0), ((5,), np.float64, 2.0, 0)]
+    assert calls == [((5,), np.float64, 2.0, 0), ((3, 4), np.float32, 2.0, 0)]
 
 
 def test_hooks_skip_parameters_without_grad():

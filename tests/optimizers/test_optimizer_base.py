@@ -521,5 +521,6 @@ def test_deprecated_aliases_warn():
     model = opt.target
     x = np.ones((2, 3), np.float32)
     _set_grads(model, 0.0)
-    opt.update(lambda: F.sum(model(x)))  # zerograds: still correct with zero grads
+    with pytest.warns(DeprecationWarning, match='zerograds'):
+        opt.update(lambda: F.sum(model(x)))  # zerograds: still correct with zero grads
     assert opt.t == 1

@@ -143,7 +143,7 @@ class Layer(Chain):
             elif name in d['_sublayers']:
                 del d['_sublayers'][name]
         if isinstance(value, Parameter) and '_params' in d and name not in d['_params']:
-            d['_params'].append(name)
+            d['_params'].add(name)
         object.__setattr__(self, name, value)
 
     def _child_items(self):
