@@ -507,18 +507,19 @@ class Link(DeviceResident):
         """Save or load parameters and persistent values through ``serializer``, then the
         children's under their names.
 
-        Loading into an uninitialized parameter initializes it with the loaded shape; a
-        ``None`` from the serializer leaves a parameter as it is.
+        The serializer reads or fills initialized arrays in place (its return value is not
+        used for them); loading into an uninitialized parameter initializes it with the loaded
+        shape, and a ``None`` from the serializer leaves it uninitialized.
         """
         d = self.__dict__
         for name in sorted(self._params):
             param = d[name]
             data = serializer(name, param.array)
-            if data is None or data is param.array:
-                continue
-            if param.array is None:
+            if param.array is None and data is not None:
+                # A deserializer fills initialized arrays in place; an uninitialized parameter
+                # takes the loaded shape and values.
                 param.initialize(data.shape)
-            backend.copyto(param.array, data)
+                backend.copyto(param.array, data)
         for name in sorted(self._persistent):
             d[name] = serializer(name, d[name])
         for name, child in self._child_items():

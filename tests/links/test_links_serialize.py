@@ -26,7 +26,11 @@ class _Load(_Dict):
         return _Load(self.target, f'{self.path}/{name}')
 
     def __call__(self, key, value):
-        return self.target[f'{self.path}/{key}']
+        stored = self.target[f'{self.path}/{key}']
+        if isinstance(value, np.ndarray):  # Chainer's contract: arrays are filled in place
+            value[...] = stored
+            return value
+        return stored
 
 
 class Net(chainlet.Chain):
