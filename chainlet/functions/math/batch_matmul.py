@@ -41,15 +41,15 @@ def batch_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> 
     a = as_variable(a)
     b = as_variable(b)
     type_check.argument('batch_matmul', 'a', a.array, kind='f')
-    type_check.same_dtype('batch_matmul', ('a', 'b'), (a.array, b.array))
+    type_check.argument('batch_matmul', 'b', b.array, kind='f')
     for name, v in (('a', a), ('b', b)):
         if v.ndim not in (2, 3):
             raise type_check.fail('batch_matmul', name, 'ndim 2 or 3', f'shape {v.shape}')
     if a.shape[0] != b.shape[0]:
         raise type_check.InvalidType(
-            '', '',
-            f'batch_matmul: arguments a and b: batch sizes differ: a has shape {a.shape}, b '
-            f'has shape {b.shape}')
+            'equal batch sizes', f'{a.shape} and {b.shape}',
+            f'batch_matmul: arguments a and b: batch sizes differ: a has shape {a.shape}, '
+            f'b has shape {b.shape}')
     a3 = reshape(a, a.shape[:2] + (-1,))
     b3 = reshape(b, b.shape[:2] + (-1,))
     ka = a3.shape[1 if transa else 2]

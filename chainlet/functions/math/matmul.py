@@ -21,12 +21,20 @@ def _swap_last(x: Variable) -> Variable:
 
 
 class MatMul(FunctionNode):
-    """``y = a @ b`` for arrays of ndim >= 1 with batch broadcasting."""
+    """``y = a @ b`` for arrays of ndim >= 1 with batch broadcasting.
+
+    The operands may differ in float dtype: the product has their promoted dtype (or
+    ``dtype`` when given), and each gradient is cast back to its operand's dtype, as in
+    Chainer.
+    """
+
+    def __init__(self, dtype: Any = None) -> None:
+        self.dtype = dtype
 
     def _check_arrays(self, in_data):
         a, b = in_data
         type_check.float_input('matmul', 'a', a)
-        type_check.same_dtype('matmul', ('a', 'b'), (a, b))
+        type_check.float_input('matmul', 'b', b)
         if a.ndim == 0 or b.ndim == 0:
             raise type_check.fail('matmul', 'a' if a.ndim == 0 else 'b', 'ndim >= 1',
                                   f'shape {(a if a.ndim == 0 else b).shape}')
@@ -50,7 +58,8 @@ class MatMul(FunctionNode):
         a, b = inputs
         self.retain_inputs((0, 1))
         xp = backend.get_array_module(a)
-        return xp.matmul(a, b),
+        y = xp.matmul(a, b)
+        return y if self.dtype is None else y.astype(self.dtype, copy=False),
 
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.array.reshape import reshape
@@ -68,10 +77,10 @@ class MatMul(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                ga = sum_to(matmul(gy2, _swap_last(b2)), a2.shape)
+                ga = sum_to(MatMul(a.dtype).apply((gy2, _swap_last(b2)))[0], a2.shape)
                 ret.append(reshape(ga, a.shape))
             else:
-                gb = sum_to(matmul(_swap_last(a2), gy2), b2.shape)
+                gb = sum_to(MatMul(b.dtype).apply((_swap_last(a2), gy2))[0], b2.shape)
                 ret.append(reshape(gb, b.shape))
         return tuple(ret)
 

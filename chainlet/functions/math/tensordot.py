@@ -50,16 +50,21 @@ def _normalize_axes(axes: Axes, a_ndim: int, b_ndim: int) -> tuple:
 class TensorDot(FunctionNode):
     """``y = tensordot(a, b, axes=(a_axes, b_axes))``; the output axes are the free axes of
     ``a`` then those of ``b``. Each gradient is a tensordot of ``gy`` with the other operand,
-    transposed back to the operand's axis order."""
+    transposed back to the operand's axis order.
 
-    def __init__(self, a_axes: tuple, b_axes: tuple) -> None:
+    The operands may differ in float dtype: the product has their promoted dtype (or
+    ``dtype`` when given), and each gradient is cast back to its operand's dtype, as in
+    Chainer."""
+
+    def __init__(self, a_axes: tuple, b_axes: tuple, dtype: Any = None) -> None:
         self.a_axes = a_axes
         self.b_axes = b_axes
+        self.dtype = dtype
 
     def _check_arrays(self, in_data):
         a, b = in_data
         type_check.float_input('tensordot', 'a', a)
-        type_check.same_dtype('tensordot', ('a', 'b'), in_data)
+        type_check.float_input('tensordot', 'b', b)
         for i, j in zip(self.a_axes, self.b_axes):
             if a.shape[i] != b.shape[j]:
                 raise type_check.InvalidType(
@@ -71,7 +76,8 @@ class TensorDot(FunctionNode):
         a, b = inputs
         self.retain_inputs((0, 1))
         xp = backend.get_array_module(a)
-        return xp.tensordot(a, b, axes=(self.a_axes, self.b_axes)),
+        y = xp.tensordot(a, b, axes=(self.a_axes, self.b_axes))
+        return y if self.dtype is None else y.astype(self.dtype, copy=False),
 
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.array.transpose import transpose
@@ -86,10 +92,10 @@ class TensorDot(FunctionNode):
         for i in indexes:
             if i == 0:
                 # Axes of the result, named by the axis of a each one stands for.
-                g = TensorDot(gy_b, tuple(b_free)).apply((gy, b))[0]
+                g = TensorDot(gy_b, tuple(b_free), a.dtype).apply((gy, b))[0]
                 order = a_free + [self.a_axes[k] for k in _argsort(self.b_axes)]
             else:
-                g = TensorDot(tuple(a_free), gy_a).apply((a, gy))[0]
+                g = TensorDot(tuple(a_free), gy_a, b.dtype).apply((a, gy))[0]
                 order = [self.b_axes[k] for k in _argsort(self.a_axes)] + b_free
             perm = _argsort(order)
             ret.append(g if perm == sorted(perm) else transpose(g, perm))
@@ -101,7 +107,7 @@ def tensordot(a: Any, b: Any, axes: Axes = 2) -> Variable:
 
     Args:
         a: Variable or array of floats.
-        b: Variable or array of the same dtype.
+        b: Variable or array of floats (a different float dtype is promoted).
         axes: An int ``k`` pairs the last ``k`` axes of ``a`` with the first ``k`` of ``b``;
             a pair of sequences ``(a_axes, b_axes)`` pairs ``a_axes[i]`` with ``b_axes[i]``.
 

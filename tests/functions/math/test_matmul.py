@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 import pytest
 
+import chainlet
 import chainlet.functions as F
 from chainlet.testing import PytestFunctionTestCase
 
@@ -57,8 +58,8 @@ def test_matmul_errors():
         F.matmul(np.ones((2, 3)), np.ones((4, 2)))
     with pytest.raises(TypeError, match='matmul: argument b: expected ndim >= 1'):
         F.matmul(np.ones(3), np.array(1.0))
-    with pytest.raises(TypeError, match='matmul: argument b: expected dtype float64'):
-        F.matmul(np.ones((2, 3)), np.ones((3, 2), np.float32))
+    with pytest.raises(TypeError, match='matmul: argument b: expected a floating-point'):
+        F.matmul(np.ones((2, 3)), np.ones((3, 2), np.int32))
     with pytest.raises(TypeError, match='matmul: arguments a and b: batch dimensions'):
         F.matmul(np.ones((2, 2, 3)), np.ones((3, 3, 2)))
 
@@ -101,3 +102,16 @@ def test_batch_matmul_is_deprecated_and_checks_shapes():
             F.batch_matmul(np.ones(3), np.ones((3, 1)))
         with pytest.raises(TypeError, match='batch_matmul: arguments a and b: batch sizes'):
             F.batch_matmul(np.ones((2, 3)), np.ones((3, 3)))
+
+
+@pytest.mark.parametrize('da, db', [(np.float16, np.float32), (np.float64, np.float32)])
+def test_matmul_mixed_dtypes_promote_and_cast_gradients_back(da, db):
+    a = chainlet.Variable(np.random.rand(2, 3).astype(da))
+    b = chainlet.Variable(np.random.rand(3, 4).astype(db))
+    y = F.matmul(a, b)
+    assert y.dtype == np.result_type(da, db)
+    np.testing.assert_allclose(y.array, a.array.astype(np.float64) @ b.array, rtol=1e-3)
+    F.sum(y).backward()
+    assert a.grad.dtype == da and b.grad.dtype == db
+    np.testing.assert_allclose(a.grad, np.ones((2, 4)) @ b.array.T.astype(np.float64),
+                               rtol=1e-3)

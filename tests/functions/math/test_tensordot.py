@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import chainlet
 import chainlet.functions as F
 from chainlet.testing import PytestFunctionTestCase
 
@@ -44,5 +45,16 @@ def test_bad_axes():
         F.tensordot(a, b, axes=([5], [0]))
     with pytest.raises(TypeError, match='tensordot: argument axes: expected an int or a pair'):
         F.tensordot(a, b, axes='ij')
-    with pytest.raises(TypeError, match='tensordot: argument b: expected dtype float64'):
-        F.tensordot(a, b.astype(np.float32), axes=1)
+    with pytest.raises(TypeError, match='tensordot: argument b: expected a floating-point'):
+        F.tensordot(a, b.astype(np.int32), axes=1)
+
+
+def test_mixed_dtypes_promote_and_cast_gradients_back():
+    a = chainlet.Variable(np.random.rand(2, 3).astype(np.float16))
+    b = chainlet.Variable(np.random.rand(3, 4).astype(np.float32))
+    y = F.tensordot(a, b, axes=1)
+    assert y.dtype == np.float32
+    F.sum(y).backward()
+    assert a.grad.dtype == np.float16 and b.grad.dtype == np.float32
+    np.testing.assert_allclose(b.grad, a.array.T.astype(np.float32) @ np.ones((2, 4)),
+                               rtol=1e-3)
