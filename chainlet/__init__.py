@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 from chainlet import _config
@@ -32,6 +33,11 @@ from chainlet.functions.math import basic_math as _basic_math
 _basic_math.install_operators()
 
 __version__ = '0.1.0'
+
+# Silences the FutureWarning of chainlet.utils.experimental (Chainer's flag and variable name).
+disable_experimental_feature_warning = any(
+    os.environ.get(f'{lib}_DISABLE_EXPERIMENTAL_FEATURE_WARNING', '0') not in ('', '0')
+    for lib in ('CHAINLET', 'CHAINER'))
 
 # Subpackages loaded on first use, so that ``import chainlet`` stays fast.
 _LAZY = {

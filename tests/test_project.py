@@ -66,8 +66,29 @@ def test_functions_import_only_core_and_functions():
         top, _ = _imports(path)
         for m in top:
             if m.startswith('chainlet'):
-                assert m in allowed or m.startswith('chainlet.functions'), \
+                assert m in allowed or m.startswith(('chainlet.functions', 'chainlet.utils.')), \
                     f'{path.relative_to(ROOT)} imports {m}'
+
+
+def test_utils_sit_below_the_core():
+    # chainlet.utils is imported by the core (type_check) and by every layer above: at import
+    # time it may use only NumPy, the standard library, backend, _config, device_resident (a
+    # leaf on backend: WalkerAlias is one, as in Chainer) and itself; a class that wraps a core
+    # object (CooMatrix's Variable) imports it when called, and nothing in it ever reaches
+    # functions/ or above.
+    top_ok = ('chainlet.backend', 'chainlet._config', 'chainlet.device_resident',
+              'chainlet.utils')
+    above = ('chainlet.functions', 'chainlet.links', 'chainlet.link', 'chainlet.optimizer',
+             'chainlet.training', 'chainlet.keras', 'chainlet.testing', 'chainlet.serializers',
+             'chainlet.datasets', 'chainlet.dataset', 'chainlet.iterators', 'chainlet.initializer')
+    for path in (PKG / 'utils').rglob('*.py'):
+        top, names = _imports(path)
+        for m in top:
+            if m.startswith('chainlet'):
+                assert m == 'chainlet' or m.startswith(top_ok), \
+                    f'{path.relative_to(ROOT)} imports {m} at module level'
+        reach = [m for m in names if m.startswith(above)]
+        assert not reach, f'{path.relative_to(ROOT)} imports {reach}'
 
 
 def test_nothing_below_keras_imports_keras():

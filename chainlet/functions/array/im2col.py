@@ -6,6 +6,7 @@ from typing import Any, Sequence, Union
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions.connection import _conv_utils
+from chainlet.utils import conv_nd
 from chainlet.variable import Variable
 
 IntOrPair = Union[int, Sequence[int]]
@@ -31,8 +32,8 @@ class Im2Col(FunctionNode):
         self._in_shape = x.shape
         outsize = _conv_utils.conv_outsizes('im2col', x.shape[2:], self.ksize, self.stride,
                                             self.pad, self.cover_all, self.dilate)
-        col = _conv_utils.im2col(x, self.ksize, self.stride, self.pad, 0, self.cover_all,
-                                 self.dilate, outsize)
+        col = conv_nd.im2col_nd_cpu(x, self.ksize, self.stride, self.pad, 0, self.cover_all,
+                                    self.dilate, outsize)
         n, c = x.shape[:2]
         return col.reshape((n, c * self.ksize[0] * self.ksize[1]) + outsize),
 
@@ -51,7 +52,7 @@ class Im2ColGrad(FunctionNode):
         node = self.node
         n, c, h, w = node._in_shape
         col = gy.reshape((n, c) + node.ksize + gy.shape[2:])
-        return _conv_utils.col2im(col, node.stride, node.pad, (h, w), node.dilate),
+        return conv_nd.col2im_nd_cpu(col, node.stride, node.pad, (h, w), node.dilate),
 
     def backward(self, indexes, grad_outputs):
         node = self.node

@@ -3,22 +3,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from chainlet import backend
 from chainlet.function_node import FunctionNode
 from chainlet.functions.array._util import check_array
+from chainlet.utils import array as utils_array
 from chainlet.variable import Variable
-
-
-def sum_to_array(x: Any, shape: tuple) -> Any:
-    """Sum the array ``x`` over the axes that broadcasting added or stretched to get ``shape``."""
-    ndim = len(shape)
-    lead = x.ndim - ndim
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1)
-    y = x.sum(axis=axes, keepdims=True) if axes else x
-    if lead:
-        y = y.reshape(shape)
-    return backend.get_array_module(x).asarray(y)
 
 
 class SumTo(FunctionNode):
@@ -38,7 +26,7 @@ class SumTo(FunctionNode):
     def forward(self, inputs):
         x, = inputs
         self._in_shape = x.shape
-        return sum_to_array(x, self._shape),
+        return utils_array.sum_to(x, self._shape),
 
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.array.broadcast import broadcast_to

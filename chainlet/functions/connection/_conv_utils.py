@@ -1,16 +1,16 @@
-"""Shared arithmetic and array kernels of convolutions and pooling (N spatial dimensions).
+"""Shared argument checks and array kernels of the convolution functions (N spatial dimensions).
 
-Layout is channels-first: an image has shape ``(n, c, d_1, ..., d_N)``; a *column* array
-(the result of :func:`im2col`) has shape ``(n, c, k_1, ..., k_N, o_1, ..., o_N)`` where ``k``
-is the kernel size and ``o`` the number of window positions on each spatial axis.
+Layout is channels-first: an image has shape ``(n, c, d_1, ..., d_N)``; a *column* array has
+shape ``(n, c, k_1, ..., k_N, o_1, ..., o_N)`` where ``k`` is the kernel size and ``o`` the
+number of window positions on each spatial axis.
 
-:func:`im2col` reads the windows through a strided view of the (padded) input, so the only copy
-is the one that makes the column array contiguous; :func:`col2im` is its adjoint and adds the
-windows back with one strided addition per kernel offset.
-
-The three kernels :func:`conv_forward`, :func:`deconv_forward` and :func:`conv_grad_w` are
-the array-level bodies of ``ConvolutionND``, ``DeconvolutionND`` and ``ConvolutionNDGradW``;
-each is one matrix product per group on the column array.
+The window arithmetic and ``im2col``/``col2im`` themselves live in :mod:`chainlet.utils.conv`
+and :mod:`chainlet.utils.conv_nd` (their one home, Chainer's public API); the names below are
+imported from there for the convolution modules. This module adds what only the functions need:
+argument normalization with messages that name the function, and the three kernels
+:func:`conv_forward`, :func:`deconv_forward` and :func:`conv_grad_w`, the array-level bodies of
+``ConvolutionND``, ``DeconvolutionND`` and ``ConvolutionNDGradW``; each is one matrix product
+per group on the column array.
 
 Example:
     >>> get_conv_outsize(5, 3, 2, 1)
@@ -20,52 +20,17 @@ Example:
 """
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
-from typing import Any, Optional, Sequence
-
-import numpy
+from typing import Any, Sequence
 
 from chainlet import backend
 from chainlet import type_check
-
-
-def get_conv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False,
-                     d: int = 1) -> int:
-    """Number of window positions of a convolution or pooling along one axis.
-
-    Args:
-        size: Input length.
-        k: Kernel length.
-        s: Stride.
-        p: Padding added on both sides.
-        cover_all: Add positions so that every input element is covered by a window (the last
-            window may then run past the padded input, which is filled with the pad value).
-        d: Dilation (distance between kernel taps).
-
-    Returns:
-        ``(size + 2p - dk) // s + 1`` with ``dk = k + (k - 1)(d - 1)``, plus ``s - 1`` in the
-        numerator when ``cover_all``.
-    """
-    dk = k + (k - 1) * (d - 1)
-    if cover_all:
-        return (size + p * 2 - dk + s - 1) // s + 1
-    return (size + p * 2 - dk) // s + 1
-
-
-def get_deconv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False,
-                       d: int = 1) -> int:
-    """Output length of a deconvolution along one axis (inverse of :func:`get_conv_outsize`).
-
-    Returns:
-        ``s (size - 1) + dk - 2p`` with ``dk = k + (k - 1)(d - 1)``, minus ``s - 1`` when
-        ``cover_all``.
-    """
-    dk = k + (k - 1) * (d - 1)
-    if cover_all:
-        return s * (size - 1) + dk - s + 1 - 2 * p
-    return s * (size - 1) + dk - 2 * p
+from chainlet.utils.conv import _per_axis as per_axis
+from chainlet.utils.conv import get_conv_outsize, get_deconv_outsize  # noqa: F401
+from chainlet.utils.conv_nd import col2im_nd_cpu as col2im  # noqa: F401
+from chainlet.utils.conv_nd import im2col_nd_cpu as im2col
+from chainlet.utils.conv_nd import im2col_nd_view as im2col_view
 
 
 def as_tuple(func: str, name: str, value: Any, ndim: int, minimum: int) -> tuple:
@@ -107,16 +72,6 @@ def check_groups(func: str, groups: Any) -> int:
     return int(groups)
 
 
-def per_axis(cover_all: Any, ndim: int) -> tuple:
-    """``cover_all`` as a tuple of ``ndim`` bools (a single bool applies to every axis)."""
-    if isinstance(cover_all, (tuple, list)):
-        if len(cover_all) != ndim:
-            raise ValueError(f'argument cover_all: expected a bool or {ndim} bools, '
-                             f'got {cover_all!r}')
-        return tuple(bool(c) for c in cover_all)
-    return (bool(cover_all),) * ndim
-
-
 def conv_outsizes(func: str, shape: Sequence[int], ksize: Sequence[int],
                   stride: Sequence[int], pad: Sequence[int], cover_all: Any,
                   dilate: Sequence[int]) -> tuple:
@@ -136,119 +91,6 @@ def conv_outsizes(func: str, shape: Sequence[int], ksize: Sequence[int],
                 f'+ 2 * pad {p} = {size + 2 * p}')
         outs.append(o)
     return tuple(outs)
-
-
-def _pad(img: Any, pad: Sequence[int], extents: Sequence[int], pval: Any) -> Any:
-    """Return ``img`` padded by ``pad`` at the start of each spatial axis and up to ``extents``.
-
-    The input itself is returned when nothing needs adding (no copy).
-    """
-    spatial = img.shape[2:]
-    if all(p == 0 for p in pad) and tuple(extents) == tuple(spatial):
-        return img
-    xp = backend.get_array_module(img)
-    padded = xp.empty(img.shape[:2] + tuple(extents), dtype=img.dtype)
-    padded.fill(pval)
-    inner = tuple(slice(p, p + size) for p, size in zip(pad, spatial))
-    padded[(slice(None), slice(None)) + inner] = img
-    return padded
-
-
-def im2col_view(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int],
-                pval: Any = 0, cover_all: Any = False,
-                dilate: Optional[Sequence[int]] = None,
-                outsize: Optional[Sequence[int]] = None) -> Any:
-    """Windows of ``img`` as a read-only strided view ``(n, c, *ksize, *outsize)``.
-
-    Only the padding is copied (when ``pad`` is nonzero or ``cover_all`` needs extra room).
-    Entries outside the input read ``pval``. Use :func:`im2col` for a contiguous array.
-
-    Args:
-        img: Array of shape ``(n, c, d_1, ..., d_N)``.
-        ksize, stride, pad: Tuples of ``N`` ints.
-        pval: Value of the padding (``0`` for convolution, ``-inf`` for max pooling).
-        cover_all: See :func:`get_conv_outsize`; a bool or one bool per axis.
-        dilate: Tuple of ``N`` ints (ones by default).
-        outsize: Number of window positions per axis, computed when omitted (``cover_all``
-            is then not used).
-    """
-    xp = backend.get_array_module(img)
-    nd = img.ndim - 2
-    if dilate is None:
-        dilate = (1,) * nd
-    spatial = img.shape[2:]
-    if outsize is None:
-        outsize = tuple(get_conv_outsize(size, k, s, p, c, d) for size, k, s, p, d, c
-                        in zip(spatial, ksize, stride, pad, dilate, per_axis(cover_all, nd)))
-    # The padded array must hold the last tap of the last window; with cover_all that can lie
-    # past the symmetric padding.
-    extents = tuple(max(size + 2 * p, (o - 1) * s + (k - 1) * d + 1)
-                    for size, k, s, p, d, o in zip(spatial, ksize, stride, pad, dilate, outsize))
-    padded = _pad(img, pad, extents, pval)
-    st = padded.strides
-    strides = st[:2] + tuple(st[2 + i] * dilate[i] for i in range(nd)) + \
-        tuple(st[2 + i] * stride[i] for i in range(nd))
-    shape = padded.shape[:2] + tuple(ksize) + tuple(outsize)
-    if xp is numpy:
-        return numpy.lib.stride_tricks.as_strided(padded, shape=shape, strides=strides,
-                                                  writeable=False)
-    # CuPy's as_strided has no ``writeable`` flag; the view is only ever read.
-    return xp.lib.stride_tricks.as_strided(padded, shape=shape, strides=strides)
-
-
-def im2col(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int],
-           pval: Any = 0, cover_all: Any = False, dilate: Optional[Sequence[int]] = None,
-           outsize: Optional[Sequence[int]] = None) -> Any:
-    """Contiguous column array ``(n, c, *ksize, *outsize)`` of the windows of ``img``.
-
-    Same arguments as :func:`im2col_view`.
-
-    Example:
-        >>> import numpy as np
-        >>> x = np.arange(9.0).reshape(1, 1, 3, 3)
-        >>> im2col(x, (2, 2), (1, 1), (0, 0)).reshape(4, 4)
-        array([[0., 1., 3., 4.],
-               [1., 2., 4., 5.],
-               [3., 4., 6., 7.],
-               [4., 5., 7., 8.]])
-    """
-    view = im2col_view(img, ksize, stride, pad, pval, cover_all, dilate, outsize)
-    xp = backend.get_array_module(img)
-    return xp.ascontiguousarray(view)
-
-
-def col2im(col: Any, stride: Sequence[int], pad: Sequence[int], size: Sequence[int],
-           dilate: Optional[Sequence[int]] = None) -> Any:
-    """Adjoint of :func:`im2col`: add every window of ``col`` back at its place in the image.
-
-    Args:
-        col: Array of shape ``(n, c, *ksize, *outsize)``.
-        stride, pad: Tuples of ``N`` ints used by the matching :func:`im2col`.
-        size: Spatial shape ``(d_1, ..., d_N)`` of the image to rebuild (without padding).
-        dilate: Tuple of ``N`` ints (ones by default).
-
-    Returns:
-        Contiguous array of shape ``(n, c, *size)``; taps that fell in the padding are dropped.
-    """
-    xp = backend.get_array_module(col)
-    nd = (col.ndim - 2) // 2
-    if dilate is None:
-        dilate = (1,) * nd
-    ksize = col.shape[2:2 + nd]
-    outsize = col.shape[2 + nd:]
-    extents = tuple(max(n + 2 * p, (o - 1) * s + (k - 1) * d + 1)
-                    for n, k, s, p, d, o in zip(size, ksize, stride, pad, dilate, outsize))
-    img = xp.zeros(col.shape[:2] + extents, dtype=col.dtype)
-    # One strided addition per kernel offset; within one addition the target pixels are
-    # distinct, so a plain ``+=`` is exact.
-    for offset in itertools.product(*[range(k) for k in ksize]):
-        target = tuple(slice(j * d, j * d + s * (o - 1) + 1, s)
-                       for j, d, s, o in zip(offset, dilate, stride, outsize))
-        img[(slice(None), slice(None)) + target] += col[(slice(None), slice(None)) + offset]
-    if all(p == 0 for p in pad) and extents == tuple(size):
-        return img
-    inner = tuple(slice(p, p + n) for p, n in zip(pad, size))
-    return xp.ascontiguousarray(img[(slice(None), slice(None)) + inner])
 
 
 def conv_forward(x: Any, W: Any, stride: tuple, pad: tuple, dilate: tuple, groups: int,
