@@ -147,11 +147,30 @@ def with_resampling(check: Callable[[], None], dodge_nondifferentiable: bool) ->
         return
 
 
+def _drop_omitted_outputs(func: Callable[..., Any], grad_outputs: Sequence[Any]) -> tuple:
+    """``func`` restricted to the outputs whose gradient is given (``None`` omits one).
+
+    An omitted output takes no part in the checked graph, so its node's backward receives
+    ``None`` for it, as Chainer's test classes promise.
+    """
+    keep = [g is not None for g in grad_outputs]
+    if all(keep):
+        return func, tuple(grad_outputs)
+
+    def kept(*xs: Any) -> tuple:
+        outputs = func(*xs)
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        return tuple(y for y, k in zip(outputs, keep) if k)
+
+    return kept, tuple(g for g in grad_outputs if g is not None)
+
+
 def check_backward(func: Callable[..., Any], inputs: Sequence[Any],
                    grad_outputs: Sequence[Any], error_cls: type = AssertionError,
                    message: str = 'backward is not implemented correctly',
                    **options: Any) -> None:
     """:func:`~chainlet.gradient_check.check_backward`, failures re-raised as ``error_cls``."""
+    func, grad_outputs = _drop_omitted_outputs(func, grad_outputs)
     if error_cls is AssertionError:
         gradient_check.check_backward(func, tuple(inputs), tuple(grad_outputs), **options)
         return
@@ -166,6 +185,7 @@ def check_double_backward(func: Callable[..., Any], inputs: Sequence[Any],
                           **options: Any) -> None:
     """:func:`~chainlet.gradient_check.check_double_backward`, failures re-raised as
     ``error_cls``."""
+    func, grad_outputs = _drop_omitted_outputs(func, grad_outputs)
     args = (func, tuple(inputs), tuple(grad_outputs), tuple(grad_grad_inputs))
     if error_cls is AssertionError:
         gradient_check.check_double_backward(*args, **options)
