@@ -1,8 +1,19 @@
-"""Pooling functions: max and average pooling over 1, 2, 3 or N spatial axes, and the
-unpooling/upsampling that invert 2-D pooling."""
+"""Pooling functions: max and average pooling over 1, 2, 3 or N spatial axes, their inverses
+(unpooling, upsampling), spatial pyramid pooling and the region-of-interest poolings."""
 from chainlet.functions.pooling.average_pooling_nd import (  # noqa: F401
-    average_pooling_1d, average_pooling_2d, average_pooling_3d, average_pooling_nd)
+    AveragePooling2D, AveragePoolingND, average_pooling_1d, average_pooling_2d,
+    average_pooling_3d, average_pooling_nd)
 from chainlet.functions.pooling.max_pooling_nd import (  # noqa: F401
-    max_pooling_1d, max_pooling_2d, max_pooling_3d, max_pooling_nd)
-from chainlet.functions.pooling.unpooling_2d import unpooling_2d  # noqa: F401
-from chainlet.functions.pooling.upsampling_2d import upsampling_2d  # noqa: F401
+    MaxPooling2D, MaxPoolingND, max_pooling_1d, max_pooling_2d, max_pooling_3d, max_pooling_nd)
+from chainlet.functions.pooling.roi_average_align_2d import roi_average_align_2d  # noqa: F401
+from chainlet.functions.pooling.roi_average_pooling_2d import (  # noqa: F401
+    roi_average_pooling_2d)
+from chainlet.functions.pooling.roi_max_align_2d import roi_max_align_2d  # noqa: F401
+from chainlet.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d  # noqa: F401
+from chainlet.functions.pooling.roi_pooling_2d import ROIPooling2D, roi_pooling_2d  # noqa: F401
+from chainlet.functions.pooling.spatial_pyramid_pooling_2d import (  # noqa: F401
+    spatial_pyramid_pooling_2d)
+from chainlet.functions.pooling.unpooling_2d import Unpooling2D, unpooling_2d  # noqa: F401
+from chainlet.functions.pooling.unpooling_nd import (  # noqa: F401
+    UnpoolingND, unpooling_1d, unpooling_3d, unpooling_nd)
+from chainlet.functions.pooling.upsampling_2d import Upsampling2D, upsampling_2d  # noqa: F401

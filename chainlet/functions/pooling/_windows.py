@@ -324,33 +324,54 @@ class WindowSum(FunctionNode):
 
 
 def unpooling_geometry(func: str, x: Any, ksize: Any, stride: Any, pad: Any, outsize: Any,
-                       cover_all: bool) -> Geometry:
-    """Geometry of the inverse of 2-D pooling: ``x``'s pixels are the windows of the output.
+                       cover_all: bool, ndim: int = 2) -> Geometry:
+    """Geometry of the inverse of pooling: ``x``'s pixels are the windows of the output.
 
     ``outsize`` defaults to the largest image whose pooling has ``x``'s spatial shape; a given
-    one must pool back to that shape.
+    one must pool back to that shape (else :class:`~chainlet.type_check.InvalidType`, the
+    error Chainer's type check raises for it).
     """
-    ksize = as_tuple(func, 'ksize', ksize, 2, 1)
-    stride = ksize if stride is None else as_tuple(func, 'stride', stride, 2, 1)
-    pad = as_tuple(func, 'pad', pad, 2, 0)
+    ksize = as_tuple(func, 'ksize', ksize, ndim, 1)
+    stride = ksize if stride is None else as_tuple(func, 'stride', stride, ndim, 1)
+    pad = as_tuple(func, 'pad', pad, ndim, 0)
     if not hasattr(x, 'shape'):
         raise type_check.fail(func, 'x', 'a Variable or an ndarray', type(x).__name__)
     shape = tuple(x.shape)
-    if len(shape) != 4:
-        raise type_check.fail(func, 'x', 'ndim 4', f'shape {shape}')
+    if len(shape) != ndim + 2:
+        raise type_check.fail(func, 'x', f'ndim {ndim + 2}', f'shape {shape}')
     ins = shape[2:]
     if outsize is None:
         outsize = tuple(get_deconv_outsize(d, k, s, p, cover_all)
                         for d, k, s, p in zip(ins, ksize, stride, pad))
-        if any(o < 1 for o in outsize):
-            raise ValueError(f'{func}: argument pad: padding {pad} leaves an empty output '
-                             f'(size {outsize}) for input spatial shape {ins}')
+        if any(o < 0 for o in outsize):
+            raise ValueError(f'{func}: argument pad: padding {pad} leaves a negative output '
+                             f'size {outsize} for input spatial shape {ins}')
     else:
-        outsize = as_tuple(func, 'outsize', outsize, 2, 1)
+        outsize = as_tuple(func, 'outsize', outsize, ndim, 1)
         pooled = tuple(get_conv_outsize(o, k, s, p, cover_all)
                        for o, k, s, p in zip(outsize, ksize, stride, pad))
         if pooled != ins:
-            raise ValueError(f'{func}: argument outsize: expected a size that pools back to the '
-                             f'spatial shape of x {ins} (cover_all={cover_all}), got {outsize}, '
-                             f'which pools to {pooled}')
+            raise type_check.fail(
+                func, 'x', f'spatial shape {pooled} (what outsize {outsize} pools to with '
+                f'ksize {ksize}, stride {stride}, pad {pad}, cover_all={cover_all})',
+                f'shape {shape}')
     return Geometry(ksize, stride, pad, outsize, ins)
+
+
+class NdimError(type_check.InvalidType, ValueError):
+    """A fixed-rank wrapper (``max_pooling_1d``, ``unpooling_3d``...) got an input of another rank.
+
+    It is an :class:`~chainlet.type_check.InvalidType` like every input check, and also a
+    ``ValueError``, the error Chainer's 1-D and 3-D wrappers raise for it.
+    """
+
+
+def check_rank(func: str, x: Any, ndim: int) -> None:
+    """Raise :class:`NdimError` unless ``x`` has ``ndim`` spatial axes after batch and channel."""
+    if not hasattr(x, 'shape'):
+        raise type_check.fail(func, 'x', 'a Variable or an ndarray', type(x).__name__)
+    shape = tuple(x.shape)
+    if len(shape) != ndim + 2:
+        expected = f'ndim {ndim + 2}'
+        actual = f'shape {shape}'
+        raise NdimError(expected, actual, f'{func}: argument x: expected {expected}, got {actual}')

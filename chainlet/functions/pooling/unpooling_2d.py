@@ -3,26 +3,19 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
-from chainlet import type_check
 from chainlet.functions.pooling import _windows
+from chainlet.functions.pooling.unpooling_nd import UnpoolingND
 from chainlet.variable import Variable
 
 IntOrTuple = Union[int, tuple]
 
 
-class Unpooling2D(_windows.WindowSpread):
-    """Copy each pixel to all cells of its ``ksize`` window; overlapping windows add up.
-
-    Its gradient sums every window (:class:`~chainlet.functions.pooling._windows.WindowSum`),
-    whose gradient is this spread again.
-    """
+class Unpooling2D(UnpoolingND):
+    """:class:`~chainlet.functions.pooling.unpooling_nd.UnpoolingND` over two spatial axes."""
 
     def __init__(self, geom: _windows.Geometry) -> None:
-        super().__init__(geom, 'Unpooling2D')
-
-    def check_type_forward(self, in_data):
-        type_check.count('unpooling_2d', in_data, 1)
-        type_check.argument('unpooling_2d', 'x', in_data[0], ndim=4, kind='f')
+        super().__init__(geom, 'unpooling_2d')
+        self._label = 'Unpooling2D'
 
 
 def unpooling_2d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
@@ -59,6 +52,7 @@ def unpooling_2d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
                  [3., 3., 4., 4.],
                  [3., 3., 4., 4.]]]], dtype=float32)
     """
+    _windows.check_rank('unpooling_2d', x, 2)
     geom = _windows.unpooling_geometry('unpooling_2d', x, ksize, stride, pad, outsize,
                                        cover_all)
     return Unpooling2D(geom).apply((x,))[0]
