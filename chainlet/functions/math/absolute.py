@@ -12,6 +12,10 @@ from chainlet.variable import Variable
 class Absolute(FunctionNode):
     """``y = |x|``; the gradient is ``sign(x) * gy`` (zero at 0, as in Chainer and NumPy)."""
 
+    @property
+    def label(self) -> str:
+        return '|_|'
+
     def _check_arrays(self, in_data):
         type_check.float_input('absolute', 'x', in_data[0])
 

@@ -3,7 +3,9 @@
 These are the FunctionNodes behind ``Variable``'s operators, which :func:`install_operators`
 attaches. Array operands broadcast like NumPy and must share the Variable's dtype; a Python or
 NumPy scalar operand is cast to the array's dtype, so ``x * 2.0`` stays float32 for a float32
-``x`` under NumPy 1.26 and 2.x alike.
+``x`` under NumPy 1.26 and 2.x alike. As in Chainer, a plain array combined with a Variable is
+a constant and is cast to the Variable's dtype (``x ** numpy.float64 array`` keeps ``x``'s
+dtype); two Variables must agree. Node labels are Chainer's (``'_ + _'``, ``'_ * 2.0'``).
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import numpy
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions.math.absolute import Absolute  # noqa: F401  (Chainer's home for it)
 from chainlet.variable import Variable
 
 _ndarray = numpy.ndarray
@@ -38,6 +41,18 @@ def _const(x: Any, value: Any) -> Any:
     return c
 
 
+def _convert_value_to_string(value: Any) -> str:
+    """How a constant appears in a node label: ``2.0``, ``(-2)``, or ``constant array``."""
+    if isinstance(value, Variable):
+        value = value.array
+    if isinstance(value, (int, float, numpy.number)):
+        return f'({value})' if value < 0 else str(value)
+    if backend.is_array(value):
+        return 'constant array'
+    raise ValueError(f'basic_math: expected a scalar, an ndarray or a Variable as a constant, '
+                     f'got {type(value).__name__}')
+
+
 def _sum_to(gx: Variable, shape: tuple) -> Variable:
     if gx.shape == shape:
         return gx
@@ -55,6 +70,10 @@ def _check_binary(func: str, a: Any, b: Any) -> None:
 class Neg(FunctionNode):
     """``-x``."""
 
+    @property
+    def label(self) -> str:
+        return '__neg__'
+
     def forward(self, inputs):
         return -inputs[0],
 
@@ -64,6 +83,10 @@ class Neg(FunctionNode):
 
 class Add(FunctionNode):
     """Sum of any number of arrays, broadcast together."""
+
+    @property
+    def label(self) -> str:
+        return '_ + _'
 
     def _check_arrays(self, in_data):
         if len(in_data) == 2:
@@ -91,6 +114,10 @@ class Add(FunctionNode):
 class Sub(FunctionNode):
     """``x0 - x1``."""
 
+    @property
+    def label(self) -> str:
+        return '_ - _'
+
     def _check_arrays(self, in_data):
         _check_binary('sub', in_data[0], in_data[1])
 
@@ -106,6 +133,10 @@ class Sub(FunctionNode):
 
 class Mul(FunctionNode):
     """``x0 * x1``."""
+
+    @property
+    def label(self) -> str:
+        return '_ * _'
 
     def _check_arrays(self, in_data):
         _check_binary('mul', in_data[0], in_data[1])
@@ -129,6 +160,10 @@ class Mul(FunctionNode):
 class Div(FunctionNode):
     """``x0 / x1``."""
 
+    @property
+    def label(self) -> str:
+        return '_ / _'
+
     def _check_arrays(self, in_data):
         _check_binary('div', in_data[0], in_data[1])
 
@@ -151,6 +186,10 @@ class Div(FunctionNode):
 
 class PowVarVar(FunctionNode):
     """``x0 ** x1``; the gradient for ``x1`` uses ``log(x0)`` (``x0`` must be positive)."""
+
+    @property
+    def label(self) -> str:
+        return '_ ** _'
 
     def _check_arrays(self, in_data):
         _check_binary('pow', in_data[0], in_data[1])
@@ -180,6 +219,10 @@ class AddConstant(FunctionNode):
     def __init__(self, value: Any) -> None:
         self.value = value
 
+    @property
+    def label(self) -> str:
+        return f'_ + {_convert_value_to_string(self.value)}'
+
     def forward(self, inputs):
         x, = inputs
         return x + _const(x, self.value),
@@ -193,6 +236,10 @@ class SubFromConstant(FunctionNode):
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+    @property
+    def label(self) -> str:
+        return f'{_convert_value_to_string(self.value)} - _'
 
     def forward(self, inputs):
         x, = inputs
@@ -208,6 +255,10 @@ class MulConstant(FunctionNode):
     def __init__(self, value: Any) -> None:
         self.value = value
 
+    @property
+    def label(self) -> str:
+        return f'_ * {_convert_value_to_string(self.value)}'
+
     def forward(self, inputs):
         x, = inputs
         return x * _const(x, self.value),
@@ -222,6 +273,10 @@ class DivByConstant(FunctionNode):
     def __init__(self, value: Any) -> None:
         self.value = value
 
+    @property
+    def label(self) -> str:
+        return f'_ / {_convert_value_to_string(self.value)}'
+
     def forward(self, inputs):
         x, = inputs
         return x / _const(x, self.value),
@@ -235,6 +290,10 @@ class DivFromConstant(FunctionNode):
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+    @property
+    def label(self) -> str:
+        return f'{_convert_value_to_string(self.value)} / _'
 
     def forward(self, inputs):
         x, = inputs
@@ -251,6 +310,10 @@ class PowVarConst(FunctionNode):
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+    @property
+    def label(self) -> str:
+        return f'_ ** {_convert_value_to_string(self.value)}'
 
     def forward(self, inputs):
         x, = inputs
@@ -271,6 +334,10 @@ class PowConstVar(FunctionNode):
     def __init__(self, value: Any) -> None:
         self.value = value
 
+    @property
+    def label(self) -> str:
+        return f'{_convert_value_to_string(self.value)} ** _'
+
     def forward(self, inputs):
         x, = inputs
         self.retain_outputs((0,))
@@ -289,6 +356,19 @@ def _is_scalar(v: Any) -> bool:
 
 def _scalar(v: Any) -> Any:
     return v.item() if isinstance(v, numpy.generic) else v
+
+
+def _as_constant_of(var: Any, other: Any) -> Any:
+    """``other`` cast to ``var``'s dtype when ``var`` is a Variable and ``other`` a plain array.
+
+    Chainer treats an array next to a Variable as a constant of the Variable's dtype, so mixed
+    dtypes there do not raise; two Variables (or two arrays) are left as they are.
+    """
+    if type(var) is not Variable and not isinstance(var, Variable):
+        return other
+    if backend.is_array(other) and other.dtype != var.dtype:
+        return other.astype(var.dtype)
+    return other
 
 
 def _operand(func: str, v: Any) -> Any:
@@ -326,12 +406,16 @@ def add(*xs: Any) -> Variable:
     """
     if len(xs) == 2:
         lhs, rhs = xs
-        if type(rhs) in _TENSOR_TYPES and type(lhs) in _TENSOR_TYPES:
+        if type(rhs) in _TENSOR_TYPES and type(lhs) in _TENSOR_TYPES and \
+                (type(lhs) is type(rhs) or lhs.dtype == rhs.dtype):
             return Add().apply(xs)[0]
         if _is_scalar(rhs):
             return AddConstant(_scalar(rhs)).apply((lhs,))[0]
         if _is_scalar(lhs):
             return AddConstant(_scalar(lhs)).apply((rhs,))[0]
+        rhs = _as_constant_of(lhs, rhs)
+        lhs = _as_constant_of(rhs, lhs)
+        xs = (lhs, rhs)
     if len(xs) < 2:
         if len(xs) == 1:
             return xs[0] if isinstance(xs[0], Variable) else Variable(xs[0], requires_grad=False)
@@ -345,6 +429,8 @@ def sub(lhs: Any, rhs: Any) -> Variable:
         return AddConstant(-_scalar(rhs)).apply((lhs,))[0]
     if _is_scalar(lhs):
         return SubFromConstant(_scalar(lhs)).apply((rhs,))[0]
+    rhs = _as_constant_of(lhs, rhs)
+    lhs = _as_constant_of(rhs, lhs)
     return Sub().apply((_operand('sub', lhs), _operand('sub', rhs)))[0]
 
 
@@ -357,12 +443,15 @@ def mul(lhs: Any, rhs: Any) -> Variable:
         >>> (x * 2.0).dtype
         dtype('float32')
     """
-    if type(rhs) in _TENSOR_TYPES and type(lhs) in _TENSOR_TYPES:
+    if type(rhs) in _TENSOR_TYPES and type(lhs) in _TENSOR_TYPES and \
+            (type(lhs) is type(rhs) or lhs.dtype == rhs.dtype):
         return Mul().apply((lhs, rhs))[0]
     if _is_scalar(rhs):
         return MulConstant(_scalar(rhs)).apply((lhs,))[0]
     if _is_scalar(lhs):
         return MulConstant(_scalar(lhs)).apply((rhs,))[0]
+    rhs = _as_constant_of(lhs, rhs)
+    lhs = _as_constant_of(rhs, lhs)
     return Mul().apply((_operand('mul', lhs), _operand('mul', rhs)))[0]
 
 
@@ -372,6 +461,8 @@ def div(lhs: Any, rhs: Any) -> Variable:
         return DivByConstant(_scalar(rhs)).apply((lhs,))[0]
     if _is_scalar(lhs):
         return DivFromConstant(_scalar(lhs)).apply((rhs,))[0]
+    rhs = _as_constant_of(lhs, rhs)
+    lhs = _as_constant_of(rhs, lhs)
     return Div().apply((_operand('div', lhs), _operand('div', rhs)))[0]
 
 
@@ -381,7 +472,28 @@ def pow(lhs: Any, rhs: Any) -> Variable:  # noqa: A001 - Chainer's name
         return PowVarConst(_scalar(rhs)).apply((lhs,))[0]
     if _is_scalar(lhs):
         return PowConstVar(_scalar(lhs)).apply((rhs,))[0]
+    rhs = _as_constant_of(lhs, rhs)
+    lhs = _as_constant_of(rhs, lhs)
     return PowVarVar().apply((_operand('pow', lhs), _operand('pow', rhs)))[0]
+
+
+def floordiv(lhs: Any, rhs: Any) -> Variable:
+    """Elementwise ``floor(lhs / rhs)`` (``//``); either side may be a scalar.
+
+    As in Chainer it is ``floor`` of the quotient, so its gradient is zero.
+
+    Example:
+        >>> import numpy as np, chainlet.functions as F
+        >>> F.math.basic_math.floordiv(np.array([7.0, -7.0]), 2.0).array
+        array([ 3., -4.])
+    """
+    from chainlet.functions.math.rounding import floor
+    return floor(div(lhs, rhs))
+
+
+def rfloordiv(x: Any, other: Any) -> Variable:
+    """``other // x``: the reflected :func:`floordiv`, for ``Variable.__rfloordiv__``."""
+    return floordiv(other, x)
 
 
 def _reflect(op):

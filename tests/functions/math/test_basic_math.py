@@ -189,3 +189,38 @@ def test_unsupported_operand_is_rejected():
     x = chainlet.Variable(np.ones(2))
     with pytest.raises(TypeError, match='mul: unsupported operand of type list'):
         F.mul(x, [1.0, 2.0])
+
+
+def test_labels_are_chainers():
+    from chainlet.functions.math import basic_math as bm
+    assert bm.Add().label == '_ + _' and bm.PowVarVar().label == '_ ** _'
+    assert bm.Neg().label == '__neg__' and bm.Absolute().label == '|_|'
+    assert bm.AddConstant(-2).label == '_ + (-2)'
+    assert bm.DivFromConstant(2.0).label == '2.0 / _'
+    assert bm.MulConstant(np.ones(2)).label == '_ * constant array'
+    with pytest.raises(ValueError, match='basic_math'):
+        bm._convert_value_to_string('a')
+
+
+@pytest.mark.parametrize('op', [lambda x, c: x + c, lambda x, c: c - x, lambda x, c: x * c,
+                                lambda x, c: c / x, lambda x, c: x ** c, lambda x, c: c ** x])
+def test_constant_array_takes_the_variable_dtype(op):
+    x = chainlet.Variable(np.array([1.5, 2.0], np.float16))
+    y = op(x, np.array([2.0, 3.0]))
+    assert y.dtype == np.float16
+    y.grad = np.ones(2, np.float16)
+    y.backward()
+    assert x.grad.dtype == np.float16
+
+
+def test_two_variables_of_different_dtypes_still_raise():
+    x = chainlet.Variable(np.ones(2, np.float16))
+    with pytest.raises(TypeError, match='add: argument rhs'):
+        x + chainlet.Variable(np.ones(2))
+
+
+def test_floordiv_is_floor_of_the_quotient():
+    from chainlet.functions.math.basic_math import floordiv, rfloordiv
+    x = chainlet.Variable(np.array([7.0, -7.0]))
+    np.testing.assert_array_equal(floordiv(x, 2.0).array, [3.0, -4.0])
+    np.testing.assert_array_equal(rfloordiv(x, 15.0).array, [2.0, -3.0])
