@@ -463,6 +463,22 @@ class Link(DeviceResident):
     def _copy_children(self, mode: str) -> None:
         """Replace the children of a shallow copy by copies (containers override this)."""
 
+    def __getstate__(self) -> dict:
+        # Parameters pickle without their update rules; keep them with the link so that a
+        # pickled optimizer (which pickles its target) resumes with its state, as in Chainer.
+        state = dict(self.__dict__)
+        rules = {name: getattr(state[name], 'update_rule', None)
+                 for name in state.get('_params', ())}
+        state['_param_update_rules'] = {k: v for k, v in rules.items() if v is not None}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        rules = state.pop('_param_update_rules', {})
+        self.__dict__.update(state)
+        for name, rule in rules.items():
+            if self.__dict__[name].update_rule is None:
+                self.__dict__[name].update_rule = rule
+
     def count_params(self) -> int:
         """Number of scalars in all parameters; uninitialized ones are skipped with a
         ``UserWarning`` naming them."""

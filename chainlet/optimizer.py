@@ -149,10 +149,17 @@ class UpdateRule:
     """
 
     _custom_update_core = False
+    # Built-in rules (those of chainlet.optimizers) have nothing to do for a parameter without
+    # data or gradient; a user's rule is called regardless, as in Chainer.
+    _skip_empty = False
+    # Built-in adaptive rules compute float16 parameters through float32 intermediates (so
+    # that eps and squared gradients do not underflow), as Chainer's Adam does.
+    _fp16_intermediate = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._custom_update_core = cls.update_core is not UpdateRule.update_core
+        cls._skip_empty = cls.__module__.startswith('chainlet.')
 
     def __init__(self, parent_hyperparam: Optional[Hyperparameter] = None) -> None:
         self._pre_update_hooks: dict = {}
@@ -203,47 +210,98 @@ class UpdateRule:
     def update(self, param: Any) -> None:
         """Update ``param`` in place from its gradient.
 
-        Does nothing when the rule is disabled or the parameter has no gradient (or no data).
-        Otherwise creates the state on first use, increments :attr:`t`, runs the pre-update
-        hooks, :meth:`update_core` and the post-update hooks.
+        Does nothing when the rule is disabled. Otherwise increments :attr:`t`, creates the
+        state on first use (or moves it to the parameter's device), divides the gradient by the
+        parameter's loss scale if it has one, and runs the pre-update hooks,
+        :meth:`update_core` and the post-update hooks. The built-in rules skip a parameter
+        without data or gradient.
         """
         if not self.enabled:
             return
+        self.t += 1
         data = param.array
-        if data is None or param.grad is None:
-            return
-        if type(data) is not numpy.ndarray:
+        if self._use_fp32_update and self._param_dtype(param, data) == numpy.float16:
+            self._run_fp32(param, data)
+        elif data is not None and type(data) is not numpy.ndarray:
             with data.device:  # CuPy: state and temporaries on the parameter's GPU
                 self._run(param, data)
-            return
-        self._run(param, data)
+        else:
+            self._run(param, data)
+
+    @staticmethod
+    def _param_dtype(param: Any, data: Any) -> Any:
+        if data is not None:
+            return data.dtype
+        try:
+            return param.dtype
+        except RuntimeError:  # an uninitialized parameter without a dtype
+            return None
 
     def _run(self, param: Any, data: Any) -> None:
-        if self._use_fp32_update and data.dtype == numpy.float16:
-            self._run_fp32(param, data)
-            return
-        if self._state_type is not type(data):
+        if data is not None and self._state_type is not type(data):
             self._prepare_state(param)
-        self.t += 1
+        scale = getattr(param, '_loss_scale', None)
+        if scale is not None and param.grad is not None:
+            param.grad = param.grad / scale
         if self._pre_update_hooks:
             for hook in tuple(self._pre_update_hooks.values()):
                 hook(self, param)
-        if type(data) is numpy.ndarray and not self._custom_update_core:
-            self.update_core_cpu(param)  # skips one call on the common path
+        if self._skip_empty and (data is None or param.grad is None):
+            pass
+        elif 'update_core' in self.__dict__ or self._custom_update_core:
+            self.update_core(param)
+        elif type(data) is numpy.ndarray:
+            if self._fp16_intermediate and data.dtype == numpy.float16:
+                self._update_fp16(param, data)
+            else:
+                self.update_core_cpu(param)  # skips one call on the common path
+        elif self._fp16_intermediate and data is not None and data.dtype == numpy.float16:
+            self._update_fp16(param, data)
         else:
             self.update_core(param)
         if self._post_update_hooks:
             for hook in tuple(self._post_update_hooks.values()):
                 hook(self, param)
 
+    def _update_fp16(self, param: Any, data: Any) -> None:
+        # float32 copies of the parameter, its gradient and the state take the update; the
+        # results are rounded back into the float16 arrays.
+        from chainlet.variable import Variable
+        state = self._state
+        wide = {k: v.astype(numpy.float32) if _is_float16_array(v) else v
+                for k, v in state.items()}
+        proxy = Variable(data.astype(numpy.float32), name=param.name)
+        proxy.grad = param.grad.astype(numpy.float32)
+        self._state = wide
+        try:
+            self.update_core(proxy)
+        finally:
+            self._state = state
+        for key, value in wide.items():
+            if _is_float16_array(state.get(key)):
+                state[key][...] = value
+        data[...] = proxy.array
+
     def _run_fp32(self, param: Any, data: Any) -> None:
         # A float32 master copy takes the update; the float16 parameter receives it rounded.
+        if data is None:  # nothing to copy yet: the rule sees a float32 stand-in
+            from chainlet import initializers
+            from chainlet.parameter import Parameter
+            self._run(Parameter(initializers.NaN(numpy.float32), name=param.name), None)
+            return
         from chainlet.variable import Variable
         master = self._fp32_param
         if master is None or master.shape != data.shape:
             master = self._fp32_param = Variable(data.astype(numpy.float32), name=param.name)
-        master.grad = param.grad.astype(numpy.float32)
-        self._run(master, master.array)
+        master.grad = None if param.grad is None else param.grad.astype(numpy.float32)
+        scale = getattr(param, '_loss_scale', None)
+        if scale is not None and master.grad is not None:
+            master.grad = master.grad / scale
+        if type(data) is numpy.ndarray:
+            self._run(master, master.array)
+        else:
+            with data.device:
+                self._run(master, master.array)
         data[...] = master.array
         master.grad = None
 
@@ -284,10 +342,10 @@ class UpdateRule:
     def update_core(self, param: Any) -> None:
         """Update ``param`` (dispatches to :meth:`update_core_cpu` or
         :meth:`update_core_gpu` by array module)."""
-        if type(param.array) is numpy.ndarray:
-            self.update_core_cpu(param)
-        else:
+        if backend.is_cupy_array(param.array):
             self.update_core_gpu(param)
+        else:  # NumPy, or an uninitialized parameter (which lives on the CPU until sent)
+            self.update_core_cpu(param)
 
     def update_core_cpu(self, param: Any) -> None:
         """Update a NumPy parameter in place (subclasses implement this)."""
@@ -296,6 +354,15 @@ class UpdateRule:
     def update_core_gpu(self, param: Any) -> None:
         """Update a CuPy parameter in place (subclasses implement this)."""
         raise NotImplementedError(f'{type(self).__name__} does not implement update_core_gpu')
+
+    def update_core_chainerx(self, param: Any) -> None:
+        """Update a ChainerX parameter; ChainerX is not available in chainlet.
+
+        Raises:
+            RuntimeError: Always.
+        """
+        raise RuntimeError(f'{type(self).__name__}.update_core_chainerx: ChainerX is not '
+                           f'available')
 
     def serialize(self, serializer: Any) -> None:
         """Save or load :attr:`t` and the state arrays through ``serializer``.
@@ -314,23 +381,29 @@ class UpdateRule:
         if not _is_deserializer(serializer):
             return
         from chainlet.variable import Variable
+        # The keys are found by running init_state on a dummy parameter; a copy of the rule
+        # shares the new state dict, so an init_state that writes to self.state works too.
+        self._state = {}
         probe = copy.copy(self)
-        probe._state = {}
         dummy = numpy.empty(1, dtype=numpy.float32)
         probe.init_state(Variable(dummy, grad=dummy))
-        state = {}
-        for key in probe._state:
+        for key in list(self._state):
             try:
                 value = serializer(key, None)
             except KeyError:
                 if self.enabled:
+                    self._state = None
                     raise
                 value = None
-            if value is None:
+            if value is None:  # not in the snapshot: created on the next update
+                self._state = None
                 return
-            state[key] = value
-        self._state = state
+            self._state[key] = value
         self._state_type = None
+
+
+def _is_float16_array(value: Any) -> bool:
+    return backend.is_array(value) and value.dtype == numpy.float16
 
 
 class Optimizer:
@@ -352,13 +425,18 @@ class Optimizer:
     use_auto_new_epoch = False
     _pre_update_hooks: Optional[dict] = None
     _post_update_hooks: Optional[dict] = None
+    _loss_scale: Optional[float] = None
+    _loss_scale_max = 65504.0  # the largest float16
+    _loss_scaling_is_dynamic = False
+    _loss_scaling_isnan = False
 
     def setup(self, link: Any) -> 'Optimizer':
         """Set ``link`` as the target and reset counters and hooks; returns ``self``."""
         from chainlet.link import Link
         if not isinstance(link, Link):
-            raise TypeError(f'{type(self).__name__}.setup: argument link: expected a Link, got '
-                            f'{type(link).__name__}')
+            raise TypeError(f'{type(self).__name__}.setup: optimization target must be a link '
+                            f'(argument link: expected a chainlet.Link, got '
+                            f'{type(link).__name__})')
         self.target = link
         self.t = 0
         self.epoch = 0
@@ -437,6 +515,72 @@ class Optimizer:
             else:
                 hook(self)
 
+    # -- loss scaling (mixed precision) --
+
+    def loss_scaling(self, interval: int = 1000, scale: Optional[float] = None) -> None:
+        """Scale the loss before backward (and the gradients back before the update).
+
+        Args:
+            interval: Dynamic scaling only: after a step with non-finite gradients the scale
+                is halved and then grows by ``2 ** (1 / interval)`` per clean step (it doubles
+                per step until the first overflow).
+            scale: A fixed scale (static scaling); ``None`` selects dynamic scaling from 1.
+
+        Raises:
+            ValueError: ``interval < 1`` (dynamic) or ``scale <= 0`` (static).
+        """
+        where = f'{type(self).__name__}.loss_scaling'
+        if scale is None:
+            if interval < 1:
+                raise ValueError(f'{where}: argument interval: expected a value >= 1, got '
+                                 f'{interval}')
+            self._loss_scaling_is_dynamic = True
+            self._loss_scale = 1.0
+            self._loss_scaling_multiplier = 2.0 ** (1.0 / interval)
+            self._loss_scaling_isnan_ever = False
+        else:
+            if not scale > 0:
+                raise ValueError(f'{where}: argument scale: expected a positive number, got '
+                                 f'{scale}')
+            self._loss_scaling_is_dynamic = False
+            self._loss_scale = scale
+
+    def set_loss_scale(self, loss_scale: float) -> None:
+        """Use the static loss scale ``loss_scale``."""
+        self.loss_scaling(scale=loss_scale)
+
+    def check_nan_in_grads(self) -> None:
+        """With dynamic loss scaling, note (and warn) whether a gradient is not finite."""
+        self._loss_scaling_isnan = False
+        if not self._loss_scaling_is_dynamic:
+            return
+        for name, param in self.target.namedparams(include_uninit=False):
+            grad = param.grad
+            if grad is None:
+                continue
+            xp = backend.get_array_module(grad)
+            if not bool(xp.all(xp.isfinite(grad))):
+                self._loss_scaling_isnan = True
+                self._loss_scaling_isnan_ever = True
+                warnings.warn(f'Non finite number found in param.grad of {name} (iteration: '
+                              f'{self.t}, loss_scale: {self._loss_scale})')
+
+    def is_safe_to_update(self) -> bool:
+        """False when dynamic loss scaling found a non-finite gradient this step."""
+        return not self._loss_scaling_isnan
+
+    def update_loss_scale(self) -> None:
+        """Adapt the dynamic loss scale after a step (see :meth:`loss_scaling`)."""
+        if not self._loss_scaling_is_dynamic:
+            return
+        if self._loss_scaling_isnan:
+            multiplier = 0.5
+        elif self._loss_scaling_isnan_ever:
+            multiplier = self._loss_scaling_multiplier
+        else:
+            multiplier = 2.0
+        self._loss_scale = max(1.0, min(self._loss_scale_max, self._loss_scale * multiplier))
+
     def serialize(self, serializer: Any) -> None:
         """Save or load :attr:`t`, :attr:`epoch` and each update rule's state.
 
@@ -514,32 +658,68 @@ class GradientMethod(Optimizer):
                       'cleargrads() already', DeprecationWarning, stacklevel=2)
         self._use_cleargrads = use
 
+    def reallocate_cleared_grads(self) -> None:
+        """Give every initialized parameter without a gradient a zero gradient (as Chainer does
+        around each hook, so that hooks and rules always see arrays)."""
+        for param in self.target.params(include_uninit=False):
+            if param.grad is None:
+                xp = backend.get_array_module(param.array)
+                param.grad = xp.zeros_like(param.array)
+
+    def call_hooks(self, timing: str = 'pre') -> None:
+        """Run the hooks registered for ``timing``, re-allocating cleared gradients after each."""
+        if timing not in ('pre', 'post'):
+            raise ValueError(f"{type(self).__name__}.call_hooks: argument timing: expected "
+                             f"'pre' or 'post', got {timing!r}")
+        self._check_setup('call_hooks')
+        hooks = self._pre_update_hooks if timing == 'pre' else self._post_update_hooks
+        for hook in tuple(hooks.values()):
+            if getattr(hook, 'call_for_each_param', False):
+                for param in self.target.params():
+                    hook(param.update_rule, param)
+            else:
+                hook(self)
+            self.reallocate_cleared_grads()
+
     def update(self, lossfun: Optional[Callable] = None, *args: Any, **kwds: Any) -> None:
         """Update every parameter from its gradient.
 
         With ``lossfun``, first computes ``loss = lossfun(*args, **kwds)``, clears the target's
-        gradients and runs ``loss.backward()``. Then runs the 'pre' hooks, increments
-        :attr:`t`, applies each parameter's rule (parameters without a gradient are skipped)
-        and runs the 'post' hooks.
+        gradients and runs ``loss.backward()`` (scaled by the loss scale, see
+        :meth:`~Optimizer.loss_scaling`). Then gives parameters without a gradient zeros, runs
+        the 'pre' hooks, increments :attr:`t`, applies each parameter's rule (unless dynamic
+        loss scaling found a non-finite gradient) and runs the 'post' hooks.
         """
         self._check_setup('update')
+        scale = None
         if lossfun is not None:
             loss = lossfun(*args, **kwds)
             if self._use_cleargrads:
                 self.target.cleargrads()
             else:
                 self.target.zerograds()
-            loss.backward()
+            scale = self._loss_scale
+            loss.backward(loss_scale=scale)
             del loss
+        self.reallocate_cleared_grads()
+        if self._loss_scaling_is_dynamic:
+            self.check_nan_in_grads()
         if self._pre_update_hooks:
             self.call_hooks('pre')
         self.t += 1
-        for param in self.target.params():
-            rule = param.update_rule
-            if rule is not None:
+        if not self._loss_scaling_isnan:
+            for param in self.target.params():
+                rule = param.update_rule
+                if rule is None:
+                    continue
+                if scale is not None and scale != 1 and param.grad is not None:
+                    param.grad = param.grad / scale  # the rule sees the true gradient
                 rule.update(param)
         if self._post_update_hooks:
+            self.reallocate_cleared_grads()
             self.call_hooks('post')
+        if self._loss_scaling_is_dynamic:
+            self.update_loss_scale()
 
 
 # Chainer 3 kept the hooks in this module; Chainer 4-7 still accept them here with a warning.

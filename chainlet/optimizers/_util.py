@@ -9,10 +9,12 @@ import numpy
 
 
 def check_eps(where: str, eps: float, dtype: Any) -> None:
-    """Raise ``ValueError`` when a nonzero ``eps`` rounds to zero in ``dtype`` (float16)."""
-    if eps != 0 and dtype == numpy.float16 and numpy.float16(eps) == 0:
-        raise ValueError(f'{where}: hyperparameter eps={eps} underflows to 0 in float16; use a '
-                         f'larger eps or float32 parameters')
+    """Raise ``ValueError`` when a nonzero ``eps`` rounds to zero in the float ``dtype`` the
+    update computes in (float32 for float16 parameters of the adaptive rules)."""
+    dtype = numpy.dtype(dtype)
+    if eps != 0 and dtype.kind == 'f' and dtype.type(eps) == 0:
+        raise ValueError(f'{where}: hyperparameter eps={eps} underflows to 0 in {dtype}; use a '
+                         f'larger eps')
 
 
 def check_range(where: str, name: str, value: Any, low: float, high: float = math.inf,

@@ -43,6 +43,8 @@ class AdaDeltaRule(optimizer.UpdateRule):
         eps: Small value for numerical stability.
     """
 
+    _fp16_intermediate = True  # float16 parameters update through float32 temporaries
+
     def __init__(self, parent_hyperparam: Optional[optimizer.Hyperparameter] = None,
                  rho: Optional[float] = None, eps: Optional[float] = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)

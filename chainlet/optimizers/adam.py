@@ -81,6 +81,8 @@ class AdamRule(optimizer.UpdateRule):
         gamma: Convergence speed of AdaBound's bounds.
     """
 
+    _fp16_intermediate = True  # float16 parameters update through float32 temporaries
+
     def __init__(self, parent_hyperparam: Optional[optimizer.Hyperparameter] = None,
                  alpha: Optional[float] = None, beta1: Optional[float] = None,
                  beta2: Optional[float] = None, eps: Optional[float] = None,

@@ -24,7 +24,7 @@ def _check_args(where: str, lr: Optional[float], beta: Optional[float], eta: Opt
     if lr is not None or not optional:
         check_range(where, 'lr', lr, 0.0)
     if beta is not None or not optional:
-        check_range(where, 'beta', beta, 0.0, 1.0, high_open=True)
+        check_range(where, 'beta', beta, 0.0, 1.0)  # 1 is refused by the update
     if eta is not None or not optional:
         check_range(where, 'eta', eta, 0.0)
     if weight_decay_rate is not None or not optional:
@@ -41,6 +41,8 @@ def _rho(beta: float, t: int) -> float:
 def _update(xp: Any, hp: optimizer.Hyperparameter, state: dict, param: Any, t: int) -> None:
     lr, beta = float(hp.lr), float(hp.beta)
     eta, wd = float(hp.eta), float(hp.weight_decay_rate)
+    if beta >= 1.0:  # accepted when set (as in Chainer), but the moments would never move
+        raise ValueError(f'MSVAG: hyperparameter beta must be below 1 to update, got {beta}')
     grad, data = param.grad, param.array
     m, v = state['m'], state['v']
     tmp = update_moments(xp, grad, m, v, beta, beta)
@@ -75,7 +77,8 @@ class MSVAGRule(optimizer.UpdateRule):
     Args:
         parent_hyperparam: Hyperparameter to fall back to.
         lr: Learning rate.
-        beta: Decay rate of the first and second moments, in ``[0, 1)``.
+        beta: Decay rate of the first and second moments, in ``[0, 1]`` (the update refuses
+            1).
         eta: Schedule multiplier (e.g. for warm restarts).
         weight_decay_rate: Decoupled weight decay rate.
 
@@ -140,13 +143,14 @@ class MSVAG(optimizer.GradientMethod):
 
     Args:
         lr: Learning rate.
-        beta: Decay rate :math:`\\beta` of both moments, in ``[0, 1)``.
+        beta: Decay rate :math:`\\beta` of both moments, in ``[0, 1]`` (the update refuses
+            1).
         eta: Schedule multiplier :math:`\\eta`.
         weight_decay_rate: Decoupled weight decay rate :math:`\\lambda`.
 
     Raises:
         TypeError: An argument is not a real number.
-        ValueError: An argument is out of range (negative, or ``beta`` not in ``[0, 1)``).
+        ValueError: An argument is out of range (negative, or ``beta`` not in ``[0, 1]``).
 
     Example:
         >>> import numpy as np, chainlet

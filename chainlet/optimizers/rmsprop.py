@@ -45,6 +45,8 @@ class RMSpropRule(optimizer.UpdateRule):
         eps_inside_sqrt: Put ``eps`` inside the square root (as TensorFlow does).
     """
 
+    _fp16_intermediate = True  # float16 parameters update through float32 temporaries
+
     def __init__(self, parent_hyperparam: Optional[optimizer.Hyperparameter] = None,
                  lr: Optional[float] = None, alpha: Optional[float] = None,
                  eps: Optional[float] = None, eps_inside_sqrt: Optional[bool] = None) -> None:

@@ -71,6 +71,8 @@ class SMORMS3Rule(optimizer.UpdateRule):
         ValueError: ``lr`` or ``eps`` is negative.
     """
 
+    _fp16_intermediate = True  # float16 parameters update through float32 temporaries
+
     def __init__(self, parent_hyperparam: Optional[optimizer.Hyperparameter] = None,
                  lr: Optional[float] = None, eps: Optional[float] = None) -> None:
         _check_args('SMORMS3Rule', lr, eps, optional=True)

@@ -131,16 +131,27 @@ def test_gradient_noise_custom_function():
     assert calls == [((5,), np.float64, 2.0, 0), ((3, 4), np.float32, 2.0, 0)]
 
 
-def test_hooks_skip_parameters_without_grad():
+def test_hooks_skip_uninitialized_parameters():
     model = TwoParams()
+    with model.init_scope():
+        model.lazy = chainlet.Parameter()
     opt = optimizers.SGD(lr=1.0).setup(model)
     for hook in (optimizer_hooks.WeightDecay(0.1), optimizer_hooks.Lasso(0.1),
                  optimizer_hooks.GradientHardClipping(-1, 1), optimizer_hooks.GradientNoise(1),
                  optimizer_hooks.GradientLARS(), optimizer_hooks.GradientClipping(1.0)):
         opt.add_hook(hook)
+    opt.update()
+    assert model.lazy.array is None
+
+
+def test_cleared_gradients_become_zeros_for_the_hooks():
+    # As in Chainer: a missing gradient is zeros, so weight decay still shrinks the weight.
+    model = TwoParams()
+    opt = optimizers.SGD(lr=1.0).setup(model)
+    opt.add_hook(optimizer_hooks.WeightDecay(0.1))
     before = model.w.array.copy()
     opt.update()
-    np.testing.assert_array_equal(model.w.array, before)
+    np.testing.assert_allclose(model.w.array, 0.9 * before, rtol=1e-6)
 
 
 def test_hook_names_and_timing():

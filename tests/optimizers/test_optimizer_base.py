@@ -111,7 +111,9 @@ def test_update_before_setup_raises():
         optimizers.SGD().add_hook(lambda opt: None)
 
 
-def test_parameter_without_grad_is_skipped():
+def test_parameter_without_grad_gets_a_zero_gradient():
+    # As in Chainer (reallocate_cleared_grads), a cleared gradient becomes zeros: the rule runs,
+    # counts the step and creates its state, and Adam's step on a zero gradient is zero.
     model = Net()
     opt = optimizers.Adam().setup(model)
     before = _snapshot(model)
@@ -121,8 +123,18 @@ def test_parameter_without_grad_is_skipped():
     assert not np.allclose(after['/l1/W'], before['/l1/W'])
     for name in ('/l1/b', '/l2/W', '/l2/b'):
         np.testing.assert_array_equal(after[name], before[name])
-    assert model.l1.b.update_rule.state is None and model.l1.b.update_rule.t == 0
+    np.testing.assert_array_equal(model.l1.b.grad, 0)
+    assert model.l1.b.update_rule.state is not None and model.l1.b.update_rule.t == 1
     assert model.l1.W.update_rule.t == 1 and opt.t == 1
+
+
+def test_uninitialized_parameter_is_left_alone():
+    model = chainlet.Link()
+    with model.init_scope():
+        model.p = chainlet.Parameter()
+    opt = optimizers.MomentumSGD().setup(model)
+    opt.update()
+    assert model.p.array is None and model.p.update_rule.state is None
 
 
 def test_update_with_lossfun_clears_grads_and_backprops():
@@ -403,6 +415,7 @@ def test_deserialize_missing_state_of_disabled_rule_leaves_it_lazy():
     opt.update()
     store = {}
     opt.serialize(DictSerializer(store))
+    del store['l1/b/v']  # a snapshot taken before l1/b had state
     model2 = Net()
     model2.disable_update()
     opt2 = optimizers.MomentumSGD().setup(model2)

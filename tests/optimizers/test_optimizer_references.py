@@ -249,10 +249,14 @@ def test_eps_underflow_in_float16_is_rejected():
     link = chainlet.Link()
     with link.init_scope():
         link.p = chainlet.Parameter(np.ones(2, np.float16))
-    opt = optimizers.Adam(eps=1e-10).setup(link)
+    # float16 parameters update through float32 temporaries (as in Chainer), so eps must not
+    # underflow in float32.
+    opt = optimizers.Adam(eps=1e-50).setup(link)
     link.p.grad = np.ones(2, np.float16)
-    with pytest.raises(ValueError, match='eps'):
+    with pytest.raises(ValueError, match='eps=1e-50 underflows to 0 in float32'):
         opt.update()
+    optimizers.Adam(eps=1e-10).setup(link).update()
+    assert np.isfinite(link.p.array).all()
 
 
 def test_float16_parameters_update():
@@ -304,10 +308,11 @@ def test_smorms3_float16():
     with link.init_scope():
         link.p = chainlet.Parameter(np.ones(3, np.float16))
     link.p.grad = np.array([1.0, -2.0, 0.5], np.float16)
-    # The default eps=1e-16 is zero in float16: refused with a message naming the optimizer.
+    # The default eps=1e-16 is zero in float16 but not in the float32 temporaries.
     opt = optimizers.SMORMS3().setup(link)
-    with pytest.raises(ValueError, match='SMORMS3.*eps'):
-        opt.update()
+    opt.update()
+    assert np.isfinite(link.p.array).all()
+    link.p.array[...] = 1
     # A float16-sized eps works; so does the float32 master copy with the default eps.
     opt = optimizers.SMORMS3(lr=0.1, eps=1e-4).setup(link)
     opt.update()
@@ -394,8 +399,8 @@ def test_rules_built_alone_and_defaults():
     (lambda: optimizers.SMORMS3(eps='tiny'), TypeError,
      'SMORMS3: argument eps: expected a real number, got str'),
     (lambda: optimizers.SMORMS3Rule(eps=float('nan')), ValueError, 'SMORMS3Rule: argument eps'),
-    (lambda: optimizers.MSVAG(beta=1.0), ValueError,
-     r'MSVAG: argument beta: expected a value in \[0\.0, 1\.0\), got 1\.0'),
+    (lambda: optimizers.MSVAG(beta=1.5), ValueError,
+     r'MSVAG: argument beta: expected a value in \[0\.0, 1\.0\], got 1\.5'),
     (lambda: optimizers.MSVAG(lr=None), TypeError, 'MSVAG: argument lr: .*got NoneType'),
     (lambda: optimizers.MSVAG(eta=True), TypeError, 'MSVAG: argument eta: .*got bool'),
     (lambda: optimizers.MSVAG(weight_decay_rate=-1), ValueError,
@@ -405,6 +410,18 @@ def test_rules_built_alone_and_defaults():
 def test_bad_arguments(make, error, words):
     with pytest.raises(error, match=words):
         make()
+
+
+def test_msvag_beta_one_is_refused_by_the_update():
+    # Chainer accepts beta=1 as a hyperparameter; the moments would never move, so the update
+    # refuses it.
+    link = chainlet.Link()
+    with link.init_scope():
+        link.w = chainlet.Parameter(np.ones(2, np.float32))
+    opt = optimizers.MSVAG(beta=1.0).setup(link)
+    link.w.grad = np.ones(2, np.float32)
+    with pytest.raises(ValueError, match='beta must be below 1 to update, got 1.0'):
+        opt.update()
 
 
 @pytest.mark.parametrize('name, make, ref, hp', CASES, ids=[c[0] for c in CASES])
