@@ -546,10 +546,12 @@ class Variable:
         from chainlet.functions.math.sum import sum as _sum
         return _sum(self, axis=axis, keepdims=keepdims)
 
-    def mean(self, axis: Any = None, keepdims: bool = False) -> 'Variable':
-        """Differentiable mean over ``axis``."""
-        from chainlet.functions.math.sum import mean
-        return mean(self, axis=axis, keepdims=keepdims)
+    def mean(self, axis: Any = None, *, weights: Any = None,
+             keepdims: bool = False) -> 'Variable':
+        """Differentiable mean over ``axis``, weighted by ``weights`` if given (as Chainer's,
+        this is :func:`~chainlet.functions.average`)."""
+        from chainlet.functions.math.average import average
+        return average(self, axis=axis, weights=weights, keepdims=keepdims)
 
     def __getitem__(self, slices: Any) -> 'Variable':
         from chainlet.functions.array.get_item import get_item

@@ -97,7 +97,12 @@ def test_operator_values():
 def test_binary_dtype_mismatch_is_a_clear_error():
     with pytest.raises(TypeError, match='add: argument rhs: expected dtype float32 '
                                         r'\(the dtype of lhs\), got float64'):
-        Variable(f32(1)) + np.ones(1)
+        Variable(f32(1)) + Variable(np.ones(1))
+
+
+def test_plain_array_operand_takes_the_variable_dtype():
+    # As in Chainer, an array next to a Variable is a constant of the Variable's dtype.
+    assert (Variable(f32(1)) + np.ones(1)).dtype == np.float32
 
 
 def test_broadcast_error_names_shapes():

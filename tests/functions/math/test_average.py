@@ -68,3 +68,10 @@ def test_bad_weights():
         F.average(x, axis=1, weights=np.ones(3, np.float32))
     with pytest.raises(TypeError, match='average: argument weights: expected None, a Var'):
         F.average(x, axis=1, weights=[1.0, 1.0, 1.0])
+
+
+def test_variable_mean_takes_weights_like_chainer():
+    x = chainlet.Variable(np.array([[1.0, 2.0], [3.0, 5.0]]))
+    w = np.array([3.0, 1.0])
+    np.testing.assert_allclose(x.mean(axis=1, weights=w).array, [1.25, 3.5])
+    np.testing.assert_allclose(x.mean(axis=0, keepdims=True).array, [[2.0, 3.5]])
