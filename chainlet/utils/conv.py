@@ -213,6 +213,12 @@ def _outsize_2d(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, 
     return out_h, out_w
 
 
+def _check_col_2d(col: Any) -> None:
+    if col.ndim != 6:
+        raise _ShapeError(f'col2im: argument col: expected ndim 6 (n, c, kh, kw, out_h, '
+                          f'out_w), got shape {col.shape}')
+
+
 def im2col_cpu(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, pval: Any = 0,
                cover_all: bool = False, dy: int = 1, dx: int = 1, out_h: Optional[int] = None,
                out_w: Optional[int] = None) -> Any:
@@ -264,18 +270,14 @@ def col2im_cpu(col: Any, sy: int, sx: int, ph: int, pw: int, h: int, w: int, dy:
         sy, sx, ph, pw, dy, dx: Stride, padding and dilation used by the matching ``im2col``.
         h, w: Size of the image to rebuild (without padding).
     """
-    if col.ndim != 6:
-        raise _ShapeError(f'col2im: argument col: expected ndim 6 (n, c, kh, kw, out_h, '
-                          f'out_w), got shape {col.shape}')
+    _check_col_2d(col)
     return _col2im_add(col, (sy, sx), (ph, pw), (h, w), (dy, dx))
 
 
 def col2im_gpu(col: Any, sy: int, sx: int, ph: int, pw: int, h: int, w: int, dy: int = 1,
                dx: int = 1) -> Any:
     """:func:`col2im_cpu` for a CuPy column array, by an elementwise kernel."""
-    if col.ndim != 6:
-        raise _ShapeError(f'col2im: argument col: expected ndim 6 (n, c, kh, kw, out_h, '
-                          f'out_w), got shape {col.shape}')
+    _check_col_2d(col)
     return _col2im_kernel(col, (sy, sx), (ph, pw), (h, w), (dy, dx))
 
 

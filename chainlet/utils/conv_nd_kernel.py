@@ -21,6 +21,9 @@ leaves nothing for the launcher to infer).
   of the windows that cover the pixel, so no atomic adds are needed and the result is
   deterministic.
 
+The small string helpers (``vars``, ``mulexp``, ``andexp``, ``muladdexp``, ``succ_sublists``,
+``map_``, ``Writer``) keep Chainer's names, for kernels written against them.
+
 Example:
     >>> in_params, out_params, operation, name = Im2colNDKernel.generate(1)
     >>> in_params
@@ -33,7 +36,7 @@ Example:
     int out_x_0 = i % out_0;
     int in_0 = kx_0 * di_0 + out_x_0 * s_0 - p_0;
     if (0 <= in_0 && in_0 < d_0) {
-      col[i] = img[in_0 + d_0 * c0];
+      col[i] = img[(in_0 + d_0 * c0)];
     } else {
       col[i] = (T)0;
     }
@@ -42,44 +45,89 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Callable, List, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 _PARAMS = ('d', 'out', 'k', 's', 'p', 'di')
 
 
-def _names(prefix: str, ndim: int) -> List[str]:
-    return [f'{prefix}_{j}' for j in range(ndim)]
+# -- string helpers, under Chainer's names (its pooling_nd_kernel and users' kernels use them) --
+
+def mulexp(xs: Sequence[str], init: Optional[str] = None) -> str:
+    """``'x0 * x1 * ...'`` (after ``init`` when given)."""
+    return ' * '.join(([init] if init is not None else []) + list(xs))
 
 
-def _product(names: Sequence[str]) -> str:
-    return ' * '.join(names)
+def andexp(xs: Sequence[str], init: Optional[str] = None) -> str:
+    """``'x0 && x1 && ...'`` (after ``init`` when given)."""
+    return ' && '.join(([init] if init is not None else []) + list(xs))
+
+
+def muladdexp(xs: Sequence[str], ys: Sequence[str], init: Optional[str] = None) -> str:
+    """Horner form of a C-order flat index: ``'(y1 + x1 * (y0 + x0 * init))'``.
+
+    ``ys`` are the digits and ``xs`` their extents, slowest first; ``init`` is the index of the
+    enclosing block (without it the first digit starts the expression).
+    """
+    pairs = list(zip(xs, ys))
+    if init is None:
+        if not pairs:
+            raise ValueError('muladdexp: expected at least one digit or an init')
+        init, pairs = pairs[0][1], pairs[1:]
+    return functools.reduce(lambda exp, xy: f'({xy[1]} + {xy[0]} * {exp})', pairs, init)
+
+
+def map_(fn: Callable, *lists: Sequence) -> list:
+    """``list(map(fn, *lists))``."""
+    return list(map(fn, *lists))
+
+
+def succ_sublists(xs: Sequence) -> list:
+    """The successive tails of ``xs``: ``[xs, xs[1:], ..., xs[-1:]]``."""
+    return [xs[i:] for i in range(len(xs))]
+
+
+def vars(prefix: str, n: int) -> List[str]:  # noqa: A001  (Chainer's name)
+    """``['prefix_0', ..., 'prefix_{n-1}']``: one C variable per spatial axis."""
+    return [f'{prefix}_{i}' for i in range(n)]
+
+
+class Writer:
+    """Lines of C, indented by two spaces per open block.
+
+    ``write(line, 'inc')`` opens a block after the line, ``'dec'`` closes one before it and
+    ``'decinc'`` does both (for ``} else {``).
+    """
+
+    def __init__(self) -> None:
+        self._indent = 0
+        self._lines: List[str] = []
+
+    def write(self, line: str, indent: Optional[str] = None) -> None:
+        if indent in ('dec', 'decinc'):
+            self._indent -= 1
+        self._lines.append('  ' * self._indent + line)
+        if indent in ('inc', 'decinc'):
+            self._indent += 1
+
+    def get(self) -> str:
+        return '\n'.join(self._lines)
 
 
 def _in_params(array: str, ndim: int) -> str:
-    scalars = [f'int32 {name}' for prefix in _PARAMS for name in _names(prefix, ndim)]
-    return ', '.join([f'raw T {array}'] + scalars)
+    return ', '.join([f'raw T {array}'] + [f'int32 {name}' for prefix in _PARAMS
+                                           for name in vars(prefix, ndim)])
 
 
-def _digits(index: str, names: Sequence[str], sizes: Sequence[str], trailing: Sequence[str],
-            offsets: Sequence[str] = ()) -> List[str]:
+def _digits(w: Writer, index: str, names: Sequence[str], sizes: Sequence[str],
+            trailing: Sequence[str], offsets: Sequence[str] = ()) -> None:
     # Declarations that split the flat index into mixed-radix digits: names[j] counts sizes[j]
     # (plus offsets[j] when given), and everything in sizes[j+1:] + trailing varies faster.
-    lines = []
-    for j, name in enumerate(names):
-        faster = list(sizes[j + 1:]) + list(trailing)
-        digit = f'{index} / ({_product(faster)}) % {sizes[j]}' if faster \
-            else f'{index} % {sizes[j]}'
+    for j, (name, tail) in enumerate(zip(names, succ_sublists(list(sizes)))):
+        faster = tail[1:] + list(trailing)
+        digit = f'{index} / ({mulexp(faster)}) % {tail[0]}' if faster \
+            else f'{index} % {tail[0]}'
         shift = f' + {offsets[j]}' if offsets else ''
-        lines.append(f'int {name} = {digit}{shift};')
-    return lines
-
-
-def _flat(digits: Sequence[str], sizes: Sequence[str], outer: str) -> str:
-    # C-order flat index of ``digits`` (with extents ``sizes``) inside block number ``outer``.
-    expr = outer
-    for j, (digit, size) in enumerate(zip(digits, sizes)):
-        expr = f'{digit} + {size} * ' + (expr if j == 0 else f'({expr})')
-    return expr
+        w.write(f'int {name} = {digit}{shift};')
 
 
 def _memoized(generate: Callable[[int], Tuple[str, str, str, str]]) -> Callable:
@@ -102,20 +150,21 @@ class Im2colNDKernel:
     """Generator of the ``im2col_{N}d`` kernel (column entry <- image pixel or 0)."""
 
     def _generate(self, ndim: int) -> Tuple[str, str, str, str]:
-        d, out, k, s, p, di = (_names(prefix, ndim) for prefix in _PARAMS)
-        kx, out_x, in_ = _names('kx', ndim), _names('out_x', ndim), _names('in', ndim)
-        lines = [f'ptrdiff_t c0 = i / ({_product(k + out)});']
-        lines += _digits('i', kx, k, out)
-        lines += _digits('i', out_x, out, [])
-        lines += [f'int {in_[j]} = {kx[j]} * {di[j]} + {out_x[j]} * {s[j]} - {p[j]};'
-                  for j in range(ndim)]
-        inside = ' && '.join(f'0 <= {in_[j]} && {in_[j]} < {d[j]}' for j in range(ndim))
-        lines += [f'if ({inside}) {{',
-                  f'  col[i] = img[{_flat(in_, d, "c0")}];',
-                  '} else {',
-                  '  col[i] = (T)0;',
-                  '}']
-        return _in_params('img', ndim), 'raw T col', '\n'.join(lines), f'im2col_{ndim}d'
+        d, out, k, s, p, di = (vars(prefix, ndim) for prefix in _PARAMS)
+        kx, out_x, in_ = vars('kx', ndim), vars('out_x', ndim), vars('in', ndim)
+        w = Writer()
+        w.write(f'ptrdiff_t c0 = i / ({mulexp(k + out)});')
+        _digits(w, 'i', kx, k, out)
+        _digits(w, 'i', out_x, out, [])
+        for j in range(ndim):
+            w.write(f'int {in_[j]} = {kx[j]} * {di[j]} + {out_x[j]} * {s[j]} - {p[j]};')
+        inside = andexp([f'0 <= {in_[j]} && {in_[j]} < {d[j]}' for j in range(ndim)])
+        w.write(f'if ({inside}) {{', 'inc')
+        w.write(f'col[i] = img[{muladdexp(d, in_, "c0")}];')
+        w.write('} else {', 'decinc')
+        w.write('col[i] = (T)0;')
+        w.write('}', 'dec')
+        return _in_params('img', ndim), 'raw T col', w.get(), f'im2col_{ndim}d'
 
     @staticmethod
     def generate(ndim: int) -> Tuple[str, str, str, str]:
@@ -127,26 +176,23 @@ class Col2imNDKernel:
     """Generator of the ``col2im_{N}d`` kernel (image pixel <- sum of its column entries)."""
 
     def _generate(self, ndim: int) -> Tuple[str, str, str, str]:
-        d, out, k, s, p, di = (_names(prefix, ndim) for prefix in _PARAMS)
-        x, kx, t, out_x = (_names(prefix, ndim) for prefix in ('x', 'kx', 't', 'out_x'))
-        lines = [f'ptrdiff_t c0 = i / ({_product(d)});']
-        # Pixel coordinates in the padded image.
-        lines += _digits('i', x, d, [], offsets=p)
-        lines.append('T val = 0;')
-        indent = ''
+        d, out, k, s, p, di = (vars(prefix, ndim) for prefix in _PARAMS)
+        x, kx, t, out_x = (vars(prefix, ndim) for prefix in ('x', 'kx', 't', 'out_x'))
+        w = Writer()
+        w.write(f'ptrdiff_t c0 = i / ({mulexp(d)});')
+        _digits(w, 'i', x, d, [], offsets=p)  # coordinates in the padded image
+        w.write('T val = 0;')
         for j in range(ndim):
-            lines += [f'{indent}for (int {kx[j]} = 0; {kx[j]} < {k[j]}; ++{kx[j]}) {{',
-                      f'{indent}  int {t[j]} = {x[j]} - {kx[j]} * {di[j]};',
-                      f'{indent}  if ({t[j]} < 0 || {t[j]} % {s[j]} != 0) continue;',
-                      f'{indent}  int {out_x[j]} = {t[j]} / {s[j]};',
-                      f'{indent}  if ({out_x[j]} >= {out[j]}) continue;']
-            indent += '  '
-        index = _flat(out_x, out, f'({_flat(kx, k, "c0")})')
-        lines.append(f'{indent}val = val + col[{index}];')
-        for j in reversed(range(ndim)):
-            lines.append('  ' * j + '}')
-        lines.append('img[i] = val;')
-        return _in_params('col', ndim), 'raw T img', '\n'.join(lines), f'col2im_{ndim}d'
+            w.write(f'for (int {kx[j]} = 0; {kx[j]} < {k[j]}; ++{kx[j]}) {{', 'inc')
+            w.write(f'int {t[j]} = {x[j]} - {kx[j]} * {di[j]};')
+            w.write(f'if ({t[j]} < 0 || {t[j]} % {s[j]} != 0) continue;')
+            w.write(f'int {out_x[j]} = {t[j]} / {s[j]};')
+            w.write(f'if ({out_x[j]} >= {out[j]}) continue;')
+        w.write(f'val = val + col[{muladdexp(out, out_x, muladdexp(k, kx, "c0"))}];')
+        for _ in range(ndim):
+            w.write('}', 'dec')
+        w.write('img[i] = val;')
+        return _in_params('col', ndim), 'raw T img', w.get(), f'col2im_{ndim}d'
 
     @staticmethod
     def generate(ndim: int) -> Tuple[str, str, str, str]:

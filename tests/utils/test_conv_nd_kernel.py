@@ -103,3 +103,23 @@ def test_generate_calls_patchable_generator(kernel):
     with mock.patch.object(cls, '_generate', return_value=('a', 'b', 'c', 'd')) as m:
         assert cls.generate(9) == ('a', 'b', 'c', 'd')
     m.assert_called_once_with(9)
+
+
+def test_string_helpers():
+    k = conv_nd_kernel
+    assert k.vars('k', 3) == ['k_0', 'k_1', 'k_2'] and k.vars('k', 0) == []
+    assert k.mulexp(['a', 'b']) == 'a * b' and k.mulexp(['a'], 'c') == 'c * a'
+    assert k.andexp(['a', 'b'], 'c') == 'c && a && b'
+    assert k.muladdexp(['d0', 'd1'], ['x0', 'x1'], 'c') == '(x1 + d1 * (x0 + d0 * c))'
+    assert k.muladdexp(['d0', 'd1'], ['x0', 'x1']) == '(x1 + d1 * x0)'
+    with pytest.raises(ValueError, match='at least one digit'):
+        k.muladdexp([], [])
+    assert k.map_(lambda a, b: a + b, [1, 2], [10, 20]) == [11, 22]
+    assert k.succ_sublists([1, 2, 3]) == [[1, 2, 3], [2, 3], [3]]
+    w = k.Writer()
+    w.write('if (a) {', 'inc')
+    w.write('b;')
+    w.write('} else {', 'decinc')
+    w.write('c;')
+    w.write('}', 'dec')
+    assert w.get() == 'if (a) {\n  b;\n} else {\n  c;\n}'
