@@ -66,6 +66,7 @@ class _PoolIterator(_StatefulIterator):
     """Shared logic of the process and thread iterators: prefetch queue over a worker pool."""
 
     _owner = '_PoolIterator'
+    _restartable = False  # whether reset() may follow finalize()
 
     def _setup(self, dataset: Any, batch_size: int, repeat: bool, shuffle: Optional[bool],
                n_workers: Optional[int], n_prefetch: int, order_sampler: Optional[Callable],
@@ -172,8 +173,31 @@ class _PoolIterator(_StatefulIterator):
         return [example for chunk in chunks for example in chunk]
 
     def reset(self) -> None:
-        """Go back to the start of epoch 0 (drawing a new order when shuffling)."""
+        """Go back to the start of epoch 0 (drawing a new order when shuffling).
+
+        A finalized thread iterator starts new threads on the next ``next()``.
+
+        Raises:
+            NotImplementedError: A finalized process iterator (as in Chainer, it cannot be
+                restarted; create a new one).
+        """
+        if self._finalized:
+            if not self._restartable:
+                raise NotImplementedError(f'{self._owner}: reset of a finalized iterator is '
+                                          f'not supported; create a new one')
+            self._finalized = False
         self._load_state(self._initial_state(), -1.)
+
+    def __getstate__(self) -> dict:
+        # The workers and the batches they are loading stay with this process; a copy resumes
+        # from the position of the last returned batch and starts its own workers.
+        state = dict(self.__dict__)
+        state.update(_pool=None, _finalizer=None, _queue=collections.deque(), _workers=set(),
+                     _prefetch_state=self._state, _end_state=self._state)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
 
     def _load_state(self, state: _statemachine.IteratorState,
                     previous_epoch_detail: float) -> None:
@@ -220,6 +244,7 @@ class MultiprocessIterator(_PoolIterator):
     """
 
     _owner = 'MultiprocessIterator'
+    TimeoutWarning = TimeoutWarning
 
     def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
                  shuffle: Optional[bool] = None, n_processes: Optional[int] = None,

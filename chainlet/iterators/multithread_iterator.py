@@ -35,6 +35,7 @@ class MultithreadIterator(_PoolIterator):
     """
 
     _owner = 'MultithreadIterator'
+    _restartable = True
 
     def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
                  shuffle: Optional[bool] = None, n_threads: int = 1,

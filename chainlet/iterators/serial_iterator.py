@@ -104,7 +104,10 @@ class _StatefulIterator(Iterator):
         order = state.order
         if order is not None:
             # Loading serializers fill arrays in place (possibly later) and return them.
-            loaded = serializer('order', order)
+            try:
+                loaded = serializer('order', order)
+            except KeyError:  # snapshots of Chainer < 4 call it '_order'
+                loaded = serializer('_order', order)
             order = order if loaded is None else loaded
         try:
             previous = float(serializer('previous_epoch_detail', self._previous_epoch_detail))
