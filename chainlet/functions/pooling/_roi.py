@@ -32,10 +32,6 @@ from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 
-# Upper bound on the elements of the temporary sample array of the max functions; RoIs are
-# processed in chunks below it.
-_CHUNK_ELEMENTS = 1 << 22
-
 
 # -- arguments ---------------------------------------------------------------------------------
 
@@ -198,54 +194,61 @@ def max_samples(x: Any, roi_index: numpy.ndarray, rows: AxisTable, cols: AxisTab
     """Largest sample of every bin, and the linear map that reads it back from ``x``.
 
     Returns ``(y, pos, weight)``: ``y`` ``(R, C, outh, outw)`` (``-inf`` where a bin has no
-    sample or only ``-inf`` values), and for every output element the flat positions in
-    ``x`` (``(R, C, outh, outw, K)``, ``-1``: none) and weights of the cells its largest
-    sample reads. The first largest sample in ``(g, g2)`` order wins.
+    sample larger than ``-inf``), and for every output element the flat positions in ``x``
+    (``(R, C, outh, outw, K)``, ``-1``: none) and weights of the cells its largest sample
+    reads. Samples are visited in ``(g, g2)`` order and only a strictly larger one replaces
+    the best so far, so the first maximum wins and NaN never does (as in Chainer's kernels).
+    One sample position (and bilinear neighbour) is gathered for all RoIs, bins and channels
+    at a time, from a channels-last copy of ``x`` so that every read is a contiguous run of
+    channels.
     """
     xp = backend.get_array_module(x)
     _, c, h, w = x.shape
     r, outh, gh, a = rows.index.shape
     outw, gw, b = cols.index.shape[1:]
-    y = xp.empty((r, outh, outw, c), x.dtype)
-    best = xp.empty((r, outh, outw, c), numpy.int64)
-    per_roi = max(outh * gh * a * outw * gw * b * c, 1)
-    step = max(1, _CHUNK_ELEMENTS // per_roi)
-    neg_inf = xp.asarray(-numpy.inf, x.dtype)
+    xt = xp.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    y = xp.full((r, outh, outw, c), -numpy.inf, x.dtype)
+    best = xp.full((r, outh, outw, c), -1, numpy.int32)
+    batch = xp.asarray(roi_index).reshape(r, 1, 1)
+    row_i, col_i = xp.asarray(rows.index), xp.asarray(cols.index)
+    row_w = xp.asarray(rows.weight.astype(x.dtype))
+    col_w = xp.asarray(cols.weight.astype(x.dtype))
+    row_ok, col_ok = xp.asarray(rows.valid), xp.asarray(cols.valid)
     zero = xp.zeros((), x.dtype)
-    for lo in range(0, r, step):
-        sl = slice(lo, min(r, lo + step))
-        n = sl.stop - sl.start
-        bi = xp.asarray(roi_index[sl]).reshape(n, 1, 1, 1, 1, 1, 1)
-        ri = xp.asarray(rows.index[sl]).reshape(n, outh, gh, a, 1, 1, 1)
-        ci = xp.asarray(cols.index[sl]).reshape(n, 1, 1, 1, outw, gw, b)
-        v = x[bi, :, ri, ci]  # (n, outh, gh, a, outw, gw, b, C)
-        wt = (rows.weight[sl].reshape(n, outh, gh, a, 1, 1, 1) *
-              cols.weight[sl].reshape(n, 1, 1, 1, outw, gw, b)).astype(x.dtype)
-        wt = xp.asarray(wt)[..., None]
-        # A zero-weight neighbour is not read at all (0 * inf would be NaN).
-        s = xp.where(wt != 0, v * wt, zero).sum(axis=(3, 6))  # (n, outh, gh, outw, gw, C)
-        ok = rows.valid[sl].reshape(n, outh, gh, 1, 1) & cols.valid[sl].reshape(n, 1, 1, outw, gw)
-        s = xp.where(xp.asarray(ok)[..., None], s, neg_inf)
-        s = s.transpose(0, 1, 3, 5, 2, 4).reshape(n, outh, outw, c, gh * gw)
-        k = s.argmax(axis=-1)
-        y[sl] = xp.take_along_axis(s, k[..., None], -1)[..., 0]
-        best[sl] = k
+    # A zero-weight neighbour must not be read at all (0 * inf is NaN): only when x holds
+    # non-finite values does that cost a masked product.
+    finite = a * b == 1 or bool(xp.isfinite(x).all())
+    for g in range(gh):
+        for g2 in range(gw):
+            val = None
+            for ia in range(a):
+                ri = row_i[:, :, g, ia].reshape(r, outh, 1)
+                for ib in range(b):
+                    term = xt[batch, ri, col_i[:, :, g2, ib].reshape(r, 1, outw)]
+                    if a * b > 1:  # (r, outh, outw, C) times its bilinear weight
+                        wt = (row_w[:, :, g, ia].reshape(r, outh, 1) *
+                              col_w[:, :, g2, ib].reshape(r, 1, outw))[..., None]
+                        term = wt * term if finite else xp.where(wt != 0, wt * term, zero)
+                    val = term if val is None else val + term
+            ok = (row_ok[:, :, g, None] & col_ok[:, None, :, g2])[..., None]
+            better = ok & (val > y)
+            y = xp.where(better, val, y)
+            best = xp.where(better, numpy.int32(g * gw + g2), best)
     y = xp.ascontiguousarray(y.transpose(0, 3, 1, 2))
     best = best.transpose(0, 3, 1, 2)  # (R, C, outh, outw)
+    found = best >= 0
+    best = xp.maximum(best, 0)
     g_row, g_col = best // gw, best % gw
     ridx = xp.asarray(numpy.arange(r)).reshape(r, 1, 1, 1)
     prow = xp.asarray(numpy.arange(outh)).reshape(1, 1, outh, 1)
     pcol = xp.asarray(numpy.arange(outw)).reshape(1, 1, 1, outw)
-    row_i = xp.asarray(rows.index)[ridx, prow, g_row]  # (R, C, outh, outw, a)
-    row_w = xp.asarray(rows.weight)[ridx, prow, g_row]
-    col_i = xp.asarray(cols.index)[ridx, pcol, g_col]
-    col_w = xp.asarray(cols.weight)[ridx, pcol, g_col]
+    sel_ri, sel_rw = row_i[ridx, prow, g_row], row_w[ridx, prow, g_row]  # (R, C, outh, outw, a)
+    sel_ci, sel_cw = col_i[ridx, pcol, g_col], col_w[ridx, pcol, g_col]
     chan = xp.asarray(numpy.arange(c)).reshape(1, c, 1, 1, 1, 1)
-    batch = xp.asarray(roi_index).reshape(r, 1, 1, 1, 1, 1)
-    pos = ((batch * c + chan) * h + row_i[..., :, None]) * w + col_i[..., None, :]
-    weight = (row_w[..., :, None] * col_w[..., None, :]).astype(x.dtype)
-    found = xp.isfinite(y) | (y > 0)  # a bin whose maximum is -inf passes no gradient
-    weight = xp.where(found[..., None, None], weight, 0)
+    img = xp.asarray(roi_index).reshape(r, 1, 1, 1, 1, 1)
+    pos = ((img * c + chan) * h + sel_ri[..., :, None]) * w + sel_ci[..., None, :]
+    weight = sel_rw[..., :, None] * sel_cw[..., None, :]
+    weight = xp.where(found[..., None, None], weight, zero)
     pos = xp.where(weight != 0, pos, -1)
     k = a * b
     return y, pos.reshape(pos.shape[:4] + (k,)), weight.reshape(weight.shape[:4] + (k,))

@@ -158,9 +158,10 @@ class PoolingNDKernelForward(_KernelBase):
             bounds.append(f'int {x0} = max(0, {o} * {s} - {p});')
             bounds.append(f'int {x1} = min({d}, {o} * {s} + {k} - {p});')
         xs = _vars('x', self.ndim)
+        before = self.before()  # first: subclasses may set up names that main() uses
         loops = self._loops(xs, x0s, x1s, self.ds, 'd_0 * c0',
                             lambda offset: self.main(offset, xs))
-        return '\n'.join(c0 + decls + bounds + [self.before(), loops, self.after(out_xs)])
+        return '\n'.join(c0 + decls + bounds + [before, loops, self.after(out_xs)])
 
 
 class PoolingNDKernelBackward(_KernelBase):
@@ -200,9 +201,10 @@ class PoolingNDKernelBackward(_KernelBase):
             bounds.append(f'int {o0} = max(0, ({x} - {k} + {s}) / {s});')
             bounds.append(f'int {o1} = min({o}, ({x} + {s}) / {s});')
         out_xs = _vars('out_x', self.ndim)
+        before = self.before()
         loops = self._loops(out_xs, o0s, o1s, self.outs, 'out_0 * c0',
                             lambda offset: self.main(offset, xs, out_xs))
-        return '\n'.join(c0 + decls + bounds + [self.before(), loops, self.after(xs)])
+        return '\n'.join(c0 + decls + bounds + [before, loops, self.after(xs)])
 
 
 __all__ = ['PoolingNDKernelBackward', 'PoolingNDKernelForward']
