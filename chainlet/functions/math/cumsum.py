@@ -26,8 +26,9 @@ class Cumsum(FunctionNode):
         x = in_data[0]
         type_check.float_input('cumsum', 'x', x)
         if self.axis is not None and not -x.ndim <= self.axis < x.ndim:
-            raise ValueError(f'cumsum: argument axis: expected an axis in [{-x.ndim}, '
-                             f'{x.ndim}), got {self.axis}')
+            # InvalidType (a TypeError) as in Chainer, where the axis is part of the type check.
+            raise type_check.fail('cumsum', 'axis', f'an axis in [{-x.ndim}, {x.ndim})',
+                                  str(self.axis))
 
     def forward(self, inputs):
         x, = inputs

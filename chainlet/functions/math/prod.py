@@ -6,7 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
-from chainlet.functions.math.sum import Axis, normalize_axis
+from chainlet.functions.math.sum import Axis, check_axis_type, normalize_axis
 from chainlet.variable import Variable
 
 
@@ -59,6 +59,7 @@ class Prod(FunctionNode):
     """
 
     def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
+        check_axis_type('prod', axis)
         self.axis = axis
         self.keepdims = keepdims
 

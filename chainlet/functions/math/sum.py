@@ -36,10 +36,19 @@ def normalize_axis(func: str, axis: Axis, ndim: int) -> Optional[tuple]:
     return tuple(sorted(out))
 
 
+def check_axis_type(func: str, axis: Any) -> None:
+    """Chainer's rule for ``sum``/``prod``: a list is not an axis (a tuple is); the entries
+    are checked by :func:`normalize_axis`."""
+    if isinstance(axis, list):
+        raise TypeError(f'{func}: argument axis: expected None, an int or a tuple of ints, '
+                        f'got {axis!r}')
+
+
 class Sum(FunctionNode):
     """``y = x.sum(axis, keepdims)``."""
 
     def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
+        check_axis_type('sum', axis)
         self.axis = axis
         self.keepdims = keepdims
 

@@ -100,3 +100,9 @@ def test_mean_and_average_errors_name_themselves(func):
     with pytest.raises(TypeError, match=f'{name}: argument x: expected a Variable or an '
                                         'ndarray, got list'):
         func([1.0, 2.0])
+
+
+@pytest.mark.parametrize('func', [F.sum, F.prod])
+def test_list_axis_is_rejected_as_in_chainer(func):
+    with pytest.raises(TypeError, match=f'{func.__name__}: argument axis: expected None, an int'):
+        func(np.ones((2, 3)), axis=[0])
