@@ -74,6 +74,51 @@ def _grads_as_tuple(func: _fn.FunctionNode, gxs: Any) -> tuple:
                     f'or None), got {type(gxs).__name__}')
 
 
+def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: Optional[tuple],
+                   double: bool, debug: bool) -> list:
+    """Run one node's backward and return its checked gradients, one per target index.
+
+    ``pending`` holds the gradients the targets already have when the node implements
+    ``backward_accumulate`` (``None`` otherwise). Bare arrays are wrapped (as dead ends under
+    double backprop); a wrong count, shape or dtype raises naming the function.
+    """
+    if pending is not None:
+        gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, pending)
+    elif gys[0] is not None and type(gys[0]._data) is _ndarray:
+        gxs = func.backward(indexes, gys)  # the CPU fast path
+    else:
+        gxs = _on_device_of(gys, func.backward, indexes, gys)
+    if type(gxs) is not tuple:
+        gxs = _grads_as_tuple(func, gxs)
+    in_nodes = func.inputs
+    if len(gxs) != len(indexes):
+        if len(gxs) != len(in_nodes):
+            raise ValueError(
+                f'{func.label}: number of gradients returned from backward is incorrect: '
+                f'{len(gxs)} gradients; expected {len(indexes)} (one per target index) or '
+                f'{len(in_nodes)} (one per input)')
+        gxs = [gxs[i] for i in indexes]
+    checked = []
+    for i, gx in zip(indexes, gxs):
+        if gx is not None:
+            node = in_nodes[i]
+            if type(gx) is not Variable and not isinstance(gx, Variable):
+                if not backend.is_array(gx) or gx.shape != node.shape or (
+                        gx.dtype != node.dtype and node.dtype.kind == 'f'):
+                    raise _bad_grad(func, i, node, gx)
+                gx = _as_grad_variable(gx, func, double)
+            else:
+                data = gx._data
+                # An integer input may receive a gradient of another dtype (as in Chainer).
+                if data.shape != node.shape or (
+                        data.dtype != node.dtype and node.dtype.kind == 'f'):
+                    raise _bad_grad(func, i, node, data)
+            if debug:
+                _fn._check_finite((gx._data,), 'gradient of input', func, index=i)
+        checked.append(gx)
+    return checked
+
+
 def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
          double: bool, retain_grad: bool, targets: Optional[dict] = None) -> dict:
     """Propagate ``output_grads`` back through the graph.
@@ -162,43 +207,18 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                 for hook in hooks:
                     hook.backward_preprocess(func, in_data, out_grad)
 
+            pending = None
             if func._has_backward_accumulate:
                 pending = []
                 for i in indexes:
                     lst = grads.pop(in_nodes[i], None)
                     pending.append(None if lst is None else _sum_grads(lst))
-                gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, tuple(pending))
-            elif gys[0] is not None and type(gys[0]._data) is _ndarray:
-                gxs = func.backward(indexes, gys)  # the CPU fast path
-            else:
-                gxs = _on_device_of(gys, func.backward, indexes, gys)
-
-            if type(gxs) is not tuple:
-                gxs = _grads_as_tuple(func, gxs)
-            if len(gxs) != len(indexes):
-                n_in = len(in_nodes)
-                if len(gxs) != n_in:
-                    raise ValueError(
-                        f'{func.label}: number of gradients returned from backward is '
-                        f'incorrect: {len(gxs)} gradients; expected {len(indexes)} (one per '
-                        f'target index) or {n_in} (one per input)')
-                gxs = [gxs[i] for i in indexes]
-
+                pending = tuple(pending)
+            gxs = _backward_step(func, indexes, gys, pending, double, debug)
             for i, gx in zip(indexes, gxs):
                 if gx is None:
                     continue
                 node = in_nodes[i]
-                if type(gx) is not Variable and not isinstance(gx, Variable):
-                    if not backend.is_array(gx) or gx.shape != node.shape or \
-                            gx.dtype != node.dtype:
-                        raise _bad_grad(func, i, node, gx)
-                    gx = _as_grad_variable(gx, func, double)
-                else:
-                    data = gx._data
-                    if data.shape != node.shape or data.dtype != node.dtype:
-                        raise _bad_grad(func, i, node, data)
-                if debug:
-                    _fn._check_finite((gx._data,), 'gradient of input', func, index=i)
                 lst = grads.get(node)
                 if lst is None:
                     grads[node] = [gx]
@@ -247,6 +267,10 @@ def _initial_grad(var: Variable, what: str) -> Variable:
         raise ValueError(
             f'{what}: the output has shape {data.shape}; set its .grad to an array of that shape '
             f'(or pass grad_outputs), or reduce it to one element (e.g. with .sum()) first')
+    return _ones_like(data)
+
+
+def _ones_like(data: Any) -> Variable:
     if isinstance(data, numpy.ndarray):
         return Variable(numpy.ones_like(data), requires_grad=False)
     with data.device:  # CuPy allocates on the current device, not the array's
@@ -400,9 +424,10 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
     Args:
         outputs: Variable or list of Variables to differentiate.
         inputs: Variable or list of Variables to differentiate with respect to.
-        grad_outputs: Initial gradients of the outputs (``None`` entries: ones for size-1
-            outputs).
-        grad_inputs: Gradients added to the result for each input.
+        grad_outputs: Initial gradients of the outputs (``None`` entries: ones of the output's
+            shape).
+        grad_inputs: Initial gradients of the inputs, added to what reaches them (and passed
+            on to any other input upstream of them).
         set_grad: Also store the results in the inputs' ``grad_var``.
         retain_grad: Keep gradients of intermediate variables in their ``grad_var``.
         enable_double_backprop: Build a graph of the gradient computation so the results can be
@@ -438,37 +463,28 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
     gys = []
     with _config.using_config('enable_backprop', enable_double_backprop):
         for y, gy in zip(outputs, grad_outputs):
-            if gy is None:
-                gy = _initial_grad(y, 'grad')
+            if gy is None:  # as in Chainer: ones, whatever the output's shape
+                gy = _ones_like(y._data)
             if loss_scale is not None:
                 gy = gy * loss_scale
             gys.append(gy)
 
     targets: dict = {x._node: None for x in inputs if x._node.requires_grad}
-    # An output that is itself an input receives its own initial gradient directly.
-    direct: dict = {}
-    for y, gy in zip(outputs, gys):
-        if y._node in targets:
-            direct.setdefault(y._node, []).append(gy)
-    graph_outputs = [(y._node, gy) for y, gy in zip(outputs, gys) if y.creator_node is not None]
-    if graph_outputs:
-        nodes, grads = zip(*graph_outputs)
+    # The gradient table starts with the outputs' gradients and the inputs' given gradients
+    # (grad_inputs): a given gradient of an input that lies on the path to another input flows
+    # on to it, as in Chainer.
+    seeds = [(y._node, gy) for y, gy in zip(outputs, gys)
+             if y.creator_node is not None or y._node in targets]
+    seeds += [(x._node, g) for x, g in zip(inputs, grad_inputs)
+              if g is not None and x._node in targets]
+    if seeds:
+        nodes, grads = zip(*seeds)
         _run(nodes, grads, enable_double_backprop, retain_grad, targets)
 
     results = []
-    with _config.using_config('enable_backprop', enable_double_backprop):
-        for x, g_in in zip(inputs, grad_inputs):
-            node = x._node
-            if node not in targets:
-                results.append(None)
-                continue
-            parts = [g for g in (targets[node], g_in) if g is not None]
-            if x.creator_node is None:
-                # A leaf output that is also an input: its initial gradient never entered _run
-                # (an output with a creator was summed into targets there).
-                parts += direct.get(node, [])
-            g = _sum_grads(parts) if parts else None
-            results.append(g)
-            if set_grad:
-                x._grad_var = g
+    for x in inputs:
+        g = targets.get(x._node)
+        results.append(g)
+        if set_grad:
+            x._grad_var = g
     return results

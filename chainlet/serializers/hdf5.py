@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 from typing import IO, Any, Iterator, Optional, Union
 
@@ -30,6 +31,10 @@ from chainlet.serializers._base import (
     describe_file, is_none_array, is_path, optional_module, to_storable)
 
 FileLike = Union[str, os.PathLike, IO[bytes]]
+
+
+# Whether h5py is installed (Chainer's flag; found without importing it).
+_available = importlib.util.find_spec('h5py') is not None
 
 
 def _h5py(what: str) -> Any:

@@ -295,8 +295,9 @@ def test_grad_validates_arguments():
         chainlet.grad([y], [x], grad_outputs=[np.ones(3)])
     with pytest.raises(TypeError, match=r'grad: grad_inputs\[0\] has dtype float32'):
         chainlet.grad([y], [x], grad_outputs=[np.ones(2)], grad_inputs=[np.ones(2, np.float32)])
-    with pytest.raises(ValueError, match=r'grad: the output has shape \(2,\)'):
-        chainlet.grad([y], [x])
+    # As in Chainer, a missing output gradient is ones of the output's shape.
+    gx, = chainlet.grad([y], [x])
+    np.testing.assert_array_equal(gx.array, chainlet.grad([y], [x], [np.ones(2)])[0].array)
 
 
 def test_grad_of_a_gradient_without_double_backprop_names_the_flag():
@@ -378,3 +379,13 @@ def test_backward_returning_a_bare_variable_or_none_is_reported_with_the_node_na
         with pytest.raises(TypeError, match=f'Bare.backward must return a tuple of gradients '
                                             rf'\(Variables, arrays or None\), got {kind}'):
             F.sum(y).backward()
+
+
+def test_grad_inputs_flow_on_to_inputs_upstream():
+    # x2 = 2 * x1: a gradient given for x2 reaches x1 through x2's creator (Chainer's rule).
+    x1 = Variable(np.array(1.0))
+    x2 = x1 * 2.0
+    y = x2 * 3.0
+    g1, g2 = chainlet.grad([y], [x1, x2], grad_inputs=[np.array(1000.0), np.array(100.0)])
+    assert g2.item() == 3.0 + 100.0
+    assert g1.item() == 6.0 + 1000.0 + 200.0
