@@ -11,11 +11,11 @@ Example:
 """
 from chainlet.functions.math._exports import *  # noqa: F401,F403
 from chainlet.functions.activation import *  # noqa: F401,F403
-from chainlet.functions.array import *  # noqa: F401,F403
-from chainlet.functions.connection import *  # noqa: F401,F403
+from chainlet.functions.array._exports import *  # noqa: F401,F403
+from chainlet.functions.connection._exports import *  # noqa: F401,F403
 from chainlet.functions.pooling import *  # noqa: F401,F403
 from chainlet.functions.normalization import *  # noqa: F401,F403
 from chainlet.functions.noise import *  # noqa: F401,F403
 from chainlet.functions.loss import *  # noqa: F401,F403
-from chainlet.functions.evaluation import *  # noqa: F401,F403
+from chainlet.functions.evaluation._exports import *  # noqa: F401,F403
 from chainlet.functions.rnn import *  # noqa: F401,F403

@@ -5,7 +5,23 @@ from typing import Any, Sequence
 
 import numpy
 
+from chainlet.type_check import InvalidType
 from chainlet.variable import Variable, as_array
+
+
+class InvalidValue(InvalidType, ValueError):
+    """A bad argument value that Chainer reports from its type check (e.g. an axis out of range).
+
+    It is both a ``ValueError`` (what chainlet raises for wrong values) and an
+    :class:`~chainlet.utils.type_check.InvalidType` (what Chainer code expects), so either
+    ``except`` clause catches it.
+    """
+
+
+def invalid_value(func: str, name: str, expected: str, actual: str) -> InvalidValue:
+    """Build ``func: argument name: expected ..., got ...`` as an :class:`InvalidValue`."""
+    return InvalidValue(expected, actual, f'{func}: argument {name}: expected {expected}, '
+                                          f'got {actual}')
 
 
 # The array behind ``x`` (a Variable or an array).
@@ -29,11 +45,11 @@ def check_int(func: str, name: str, value: Any) -> int:
 
 
 def normalize_axis(func: str, name: str, axis: Any, ndim: int) -> int:
-    """Return ``axis`` in ``[0, ndim)``; ``ValueError`` when out of range."""
+    """Return ``axis`` in ``[0, ndim)``; :class:`InvalidValue` when out of range."""
     axis = check_int(func, name, axis)
     if not -ndim <= axis < ndim:
-        raise ValueError(f'{func}: argument {name}: expected an axis in [{-ndim}, {ndim}) '
-                         f'for an array of ndim {ndim}, got {axis}')
+        raise invalid_value(func, name, f'an axis in [{-ndim}, {ndim}) for an array of ndim '
+                            f'{ndim}', str(axis))
     return axis % ndim
 
 

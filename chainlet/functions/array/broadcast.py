@@ -5,7 +5,7 @@ from typing import Any, Sequence
 
 from chainlet import backend
 from chainlet.function_node import FunctionNode
-from chainlet.functions.array._util import check_array
+from chainlet.functions.array._util import InvalidValue, check_array
 from chainlet.variable import Variable
 
 
@@ -20,8 +20,9 @@ class BroadcastTo(FunctionNode):
         shape = self._shape
         lead = len(shape) - x.ndim
         if lead < 0 or any(a != 1 and a != s for a, s in zip(x.shape, shape[lead:])):
-            raise ValueError(f'broadcast_to: argument shape: cannot broadcast an array of shape '
-                             f'{x.shape} to shape {shape}')
+            raise InvalidValue(f'a shape that {x.shape} broadcasts to', str(shape),
+                               f'broadcast_to: argument shape: cannot broadcast an array of '
+                               f'shape {x.shape} to shape {shape}')
 
     def forward(self, inputs):
         x, = inputs

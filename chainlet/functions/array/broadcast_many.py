@@ -46,7 +46,8 @@ def broadcast(*args: Any) -> Union[Variable, tuple[Variable, ...]]:
         ((2, 3), (2, 3))
     """
     if not args:
-        raise TypeError('broadcast: expected at least one argument, got none')
+        raise type_check.InvalidType('at least one argument', 'none',
+                                     'broadcast: expected at least one argument, got none')
     for i, x in enumerate(args):
         check_array('broadcast', f'args[{i}]', x)
     if len(args) == 1:

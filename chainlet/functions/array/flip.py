@@ -8,6 +8,15 @@ from chainlet.functions.array.get_item import get_item
 from chainlet.variable import Variable
 
 
+def _flip(array: Any, axis: int) -> Any:
+    """``numpy.flip`` of a raw NumPy or CuPy array: a view reversed along ``axis``.
+
+    Chainer's name for the array-level helper (Chainer's tests compare it with NumPy).
+    """
+    axis = normalize_axis('flip', 'axis', axis, array.ndim)
+    return array[(slice(None),) * axis + (slice(None, None, -1),)]
+
+
 def flip(x: Any, axis: int) -> Variable:
     """Reverse ``x`` along ``axis`` (a negative-step slice; the gradient is flipped back).
 

@@ -44,12 +44,20 @@ class Repeat(FunctionNode):
         return GetItemGrad(slices, shape, self._dtype).apply((gy,))
 
 
+def _count(r: Any) -> int:
+    # As in NumPy (and Chainer), a bool is a count: True repeats once, False drops the element.
+    if isinstance(r, (bool, numpy.bool_)):
+        return int(r)
+    return check_int('repeat', 'repeats', r)
+
+
 def repeat(x: Any, repeats: Union[int, Sequence[int]], axis: Optional[int] = None) -> Variable:
     """Repeat each element of ``x`` ``repeats`` times (``numpy.repeat``).
 
     Args:
         x: Variable or array.
-        repeats: Non-negative int, or one non-negative int per element along ``axis``.
+        repeats: Non-negative int, or one non-negative int per element along ``axis`` (bools
+            count as 0 and 1, as in NumPy).
         axis: Axis along which to repeat; ``None`` works on the flattened array.
 
     Returns:
@@ -65,9 +73,9 @@ def repeat(x: Any, repeats: Union[int, Sequence[int]], axis: Optional[int] = Non
     data = check_array('repeat', 'x', x)
     if isinstance(repeats, (tuple, list)) or backend.is_array(repeats):
         flat = numpy.asarray(backend.to_cpu(repeats) if backend.is_array(repeats) else repeats)
-        reps = tuple(check_int('repeat', 'repeats', r) for r in flat.ravel().tolist())
+        reps = tuple(_count(r) for r in flat.ravel().tolist())
     else:
-        reps = (check_int('repeat', 'repeats', repeats),)
+        reps = (_count(repeats),)
     if any(r < 0 for r in reps):
         raise ValueError(f'repeat: argument repeats: expected non-negative values, '
                          f'got {repeats!r}')

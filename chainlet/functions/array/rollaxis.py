@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainlet.functions.array._util import check_array, check_int, normalize_axis
+from chainlet.functions.array._util import (check_array, check_int, invalid_value,
+                                            normalize_axis)
 from chainlet.functions.array.transpose import transpose
 from chainlet.variable import Variable
 
@@ -30,8 +31,7 @@ def rollaxis(x: Any, axis: int, start: int = 0) -> Variable:
     axis = normalize_axis('rollaxis', 'axis', axis, ndim)
     start = check_int('rollaxis', 'start', start)
     if not -ndim <= start <= ndim:
-        raise ValueError(f'rollaxis: argument start: expected a value in [{-ndim}, {ndim}], '
-                         f'got {start}')
+        raise invalid_value('rollaxis', 'start', f'a value in [{-ndim}, {ndim}]', str(start))
     if start < 0:
         start += ndim
     if axis < start:

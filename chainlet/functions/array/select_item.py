@@ -7,6 +7,7 @@ import numpy
 
 from chainlet import backend
 from chainlet import type_check
+from chainlet._config import config
 from chainlet.functions.array._util import check_array
 from chainlet.functions.array.get_item import get_item
 from chainlet.variable import Variable
@@ -19,7 +20,9 @@ def select_item(x: Any, t: Any) -> Variable:
 
     Args:
         x: Variable or array of shape ``(B, N)``.
-        t: Integer Variable or array of shape ``(B,)`` with values in ``[-N, N)``.
+        t: Integer Variable or array of shape ``(B,)`` with values in ``[-N, N)`` (negative
+            values count from the end; in debug mode they are rejected, as in Chainer, whose
+            GPU kernel does not wrap them).
 
     Returns:
         Variable of shape ``(B,)`` and the dtype of ``x``.
@@ -36,7 +39,8 @@ def select_item(x: Any, t: Any) -> Variable:
     type_check.argument('select_item', 't', td, kind='iu', shape=(xd.shape[0],))
     xp = backend.get_array_module(xd)
     n = xd.shape[1]
-    if xp is numpy and td.size and (td.min() < -n or td.max() >= n):
-        bad = td[(td < -n) | (td >= n)][0]
-        raise ValueError(f'select_item: argument t: expected values in [{-n}, {n}), got {bad}')
+    low = 0 if config.debug else -n
+    if (xp is numpy or config.debug) and td.size and (td.min() < low or td.max() >= n):
+        bad = td[(td < low) | (td >= n)][0]
+        raise ValueError(f'select_item: argument t: expected values in [{low}, {n}), got {bad}')
     return get_item(x, (xp.arange(xd.shape[0]), td))

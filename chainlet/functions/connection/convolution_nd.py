@@ -149,6 +149,15 @@ def _apply(node: ConvolutionND, x: Any, W: Any, b: Any) -> Variable:
     return node.apply(args)[0]
 
 
+def _check_spatial_ndim(func: str, x: Any, nd: int) -> None:
+    # The fixed-rank wrappers reject another rank before the type check, with a ValueError as
+    # in Chainer (InvalidValue is also the InvalidType of the type check).
+    from chainlet.functions.array._util import check_array, invalid_value
+    shape = check_array(func, 'x', x).shape
+    if len(shape) != nd + 2:
+        raise invalid_value(func, 'x', f'ndim {nd + 2}', f'shape {shape}')
+
+
 def _spatial_ndim(func: str, x: Any) -> int:
     # The number of spatial axes comes from x, so its rank is checked before anything else.
     type_check.argument(func, 'x', x, min_ndim=3)
@@ -222,6 +231,7 @@ def convolution_1d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrTuple =
         >>> F.convolution_1d(x, W).array
         array([[[-1., -1., -1., -1.]]], dtype=float32)
     """
+    _check_spatial_ndim('convolution_1d', x, 1)
     return _apply(ConvolutionND(1, stride, pad, cover_all, dilate, groups,
                                 func_name='convolution_1d'), x, W, b)
 
@@ -246,5 +256,6 @@ def convolution_3d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrTuple =
         >>> F.convolution_3d(x, np.ones((4, 1, 3, 3, 3), np.float32), pad=1).shape
         (2, 4, 3, 3, 3)
     """
+    _check_spatial_ndim('convolution_3d', x, 3)
     return _apply(ConvolutionND(3, stride, pad, cover_all, dilate, groups,
                                 func_name='convolution_3d'), x, W, b)

@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from chainlet.function_node import FunctionNode
+from chainlet.functions.array._util import InvalidValue
 from chainlet.functions.connection import _conv_utils
-from chainlet.functions.connection.convolution_nd import (_apply, _conv_node, _grad_w_node,
+from chainlet.functions.connection.convolution_nd import (_apply, _check_spatial_ndim,
+                                                          _conv_node, _grad_w_node,
                                                           _spatial_ndim, _sum_bias_grad)
 from chainlet.variable import Variable
 
@@ -66,10 +68,11 @@ class DeconvolutionND(FunctionNode):
             low = _conv_utils.get_conv_outsize(o, k, s, p, False, d)
             high = _conv_utils.get_conv_outsize(o, k, s, p, True, d)
             if not low <= size <= high:
-                raise ValueError(
-                    f'{func}: argument outsize: expected a size whose convolution gives the '
-                    f'input size {size} on spatial axis {axis} (ksize {k}, stride {s}, pad '
-                    f'{p}, dilate {d}), got {o}')
+                # Chainer reports this from its type check; InvalidValue is also a ValueError.
+                want = (f'a size whose convolution gives the input size {size} on spatial axis '
+                        f'{axis} (ksize {k}, stride {s}, pad {p}, dilate {d})')
+                raise InvalidValue(want, str(o),
+                                   f'{func}: argument outsize: expected {want}, got {o}')
             cover.append(size != low)
         self._cover_all = tuple(cover)
         self.cover_all = any(cover)
@@ -163,6 +166,7 @@ def deconvolution_1d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrTuple
         >>> F.deconvolution_1d(x, np.array([[[1.0, 1.0, 1.0]]], np.float32), stride=2).array
         array([[[1., 1., 3., 2., 2.]]], dtype=float32)
     """
+    _check_spatial_ndim('deconvolution_1d', x, 1)
     return _apply(DeconvolutionND(1, stride, pad, outsize, dilate, groups,
                                   func_name='deconvolution_1d'), x, W, b)
 
@@ -187,5 +191,6 @@ def deconvolution_3d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrTuple
         >>> F.deconvolution_3d(x, np.ones((4, 1, 2, 2, 2), np.float32), stride=2).shape
         (1, 1, 4, 4, 4)
     """
+    _check_spatial_ndim('deconvolution_3d', x, 3)
     return _apply(DeconvolutionND(3, stride, pad, outsize, dilate, groups,
                                   func_name='deconvolution_3d'), x, W, b)

@@ -23,7 +23,6 @@ class LinearFunction(FunctionNode):
         x, W = in_data[:2]
         type_check.argument('linear', 'x', x, kind='f', ndim=2)
         type_check.argument('linear', 'W', W, kind='f', ndim=2)
-        type_check.same_dtype('linear', ('x', 'W'), (x, W))
         if x.shape[1] != W.shape[1]:
             raise type_check.fail('linear', 'W', f'shape (*, {x.shape[1]}) to match x of shape '
                                   f'{x.shape}', str(W.shape))
@@ -37,6 +36,8 @@ class LinearFunction(FunctionNode):
         x, W = inputs[:2]
         xp = backend.get_array_module(x)
         y = xp.matmul(x, W.T)
+        if y.dtype != x.dtype:  # x and W may differ in precision; y has that of x
+            y = y.astype(x.dtype)
         if len(inputs) == 3:
             y += inputs[2]
         return y,
@@ -49,7 +50,7 @@ class LinearFunction(FunctionNode):
             if i == 0:
                 ret.append(LinearGradData().apply((W, gy))[0])
             elif i == 1:
-                ret.append(LinearGradWeight().apply((x, gy))[0])
+                ret.append(LinearGradWeight(W.dtype).apply((x, gy))[0])
             else:
                 from chainlet.functions.math.sum import sum as _sum
                 ret.append(_sum(gy, axis=0))
@@ -57,12 +58,13 @@ class LinearFunction(FunctionNode):
 
 
 class LinearGradData(FunctionNode):
-    """``gx = gy @ W`` (inputs ``W``, ``gy``)."""
+    """``gx = gy @ W`` (inputs ``W``, ``gy``), in the dtype of ``gy``."""
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         W, gy = inputs
-        return backend.get_array_module(gy).matmul(gy, W),
+        gx = backend.get_array_module(gy).matmul(gy, W)
+        return (gx if gx.dtype == gy.dtype else gx.astype(gy.dtype)),
 
     def backward(self, indexes, grad_outputs):
         W, gy = self.get_retained_inputs()
@@ -70,19 +72,23 @@ class LinearGradData(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:  # d/dW of sum(ggx * (gy @ W)) = gy.T @ ggx
-                ret.append(LinearGradWeight().apply((ggx, gy))[0])
+                ret.append(LinearGradWeight(W.dtype).apply((ggx, gy))[0])
             else:  # d/dgy = ggx @ W.T
                 ret.append(LinearFunction().apply((ggx, W))[0])
         return tuple(ret)
 
 
 class LinearGradWeight(FunctionNode):
-    """``gW = gy.T @ x`` (inputs ``x``, ``gy``)."""
+    """``gW = gy.T @ x`` (inputs ``x``, ``gy``), in ``dtype`` (that of the weight)."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = dtype
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         x, gy = inputs
-        return backend.get_array_module(gy).matmul(gy.T, x),
+        gW = backend.get_array_module(gy).matmul(gy.T, x)
+        return (gW if gW.dtype == self.dtype else gW.astype(self.dtype)),
 
     def backward(self, indexes, grad_outputs):
         x, gy = self.get_retained_inputs()
@@ -106,7 +112,7 @@ def linear(x: Any, W: Any, b: Optional[Any] = None, n_batch_axes: int = 1) -> Va
         x: Variable or float array of shape ``(B_1, ..., B_k, I_1, ..., I_m)`` with
             ``k = n_batch_axes`` and ``I_1 * ... * I_m = I``; e.g. ``(N, I)``, or images
             ``(N, C, H, W)`` that are flattened to ``(N, C * H * W)``.
-        W: Weight of shape ``(O, I)`` and the dtype of ``x``.
+        W: Weight of shape ``(O, I)``, of any float dtype (``y`` takes the dtype of ``x``).
         b: Optional bias of shape ``(O,)``.
         n_batch_axes: Number of leading batch axes (>= 1).
 

@@ -1,6 +1,6 @@
-"""Evaluation functions (not differentiable)."""
-from chainlet.functions.evaluation.accuracy import accuracy  # noqa: F401
-from chainlet.functions.evaluation.binary_accuracy import binary_accuracy  # noqa: F401
-from chainlet.functions.evaluation.classification_summary import (  # noqa: F401
-    classification_summary, f1_score, fbeta_score, precision, recall)
-from chainlet.functions.evaluation.r2_score import r2_score  # noqa: F401
+"""Evaluation functions (not differentiable).
+
+As in Chainer, the attributes of this package are its modules: ``chainlet.functions.evaluation.X``
+is the module that defines the function ``X`` and its FunctionNode classes. The functions
+are re-exported by :mod:`chainlet.functions` (from ``_exports``).
+"""

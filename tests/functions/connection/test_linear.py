@@ -3,6 +3,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
+from chainlet import gradient_check
 from chainlet.testing import PytestFunctionTestCase
 
 
@@ -71,6 +72,31 @@ def test_output_is_float32_for_float32_inputs():
     assert F.linear(x, W, np.ones(4, np.float32)).dtype == np.float32
 
 
+@pytest.mark.parametrize('x_dtype,W_dtype', [(np.float16, np.float64),
+                                             (np.float64, np.float32)])
+def test_mixed_precision_keeps_each_dtype(x_dtype, W_dtype):
+    # As in Chainer, x and W may differ in precision: y and gx take the dtype of x, gW that
+    # of W, also in double backprop.
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-1, 1, (2, 3)).astype(x_dtype)
+    W = rng.uniform(-1, 1, (4, 3)).astype(W_dtype)
+    b = rng.uniform(-1, 1, 4).astype(x_dtype)
+    y = F.linear(x, W, b)
+    assert y.dtype == x_dtype
+    np.testing.assert_allclose(y.array, x.astype(np.float64) @ W.T.astype(np.float64) + b,
+                               rtol=1e-2, atol=1e-2)
+    gy = rng.uniform(-1, 1, (2, 4)).astype(x_dtype)
+    xv, Wv = chainlet.Variable(x), chainlet.Variable(W)
+    gx, gW = chainlet.grad([F.linear(xv, Wv, b)], [xv, Wv], [gy], enable_double_backprop=True)
+    assert gx.dtype == x_dtype and gW.dtype == W_dtype
+    ggx, = chainlet.grad([F.sum(gW * gW)], [xv])
+    assert ggx.dtype == x_dtype
+    gradient_check.check_backward(F.linear, (x, W, b), gy, dtype=np.float64, atol=1e-2,
+                                  rtol=1e-2)
+    gradient_check.check_double_backward(F.linear, (x, W, b), gy, (x, W, b), dtype=np.float64,
+                                         atol=1e-2, rtol=1e-2)
+
+
 @pytest.mark.parametrize('args,kw,err,match', [
     ((np.ones((2, 3), np.float32), np.ones((4, 2), np.float32)), {}, TypeError,
      r'linear: argument W: expected shape \(\*, 3\) to match x of shape \(2, 3\), '
@@ -79,8 +105,8 @@ def test_output_is_float32_for_float32_inputs():
      r'linear: argument W: expected ndim 2, got shape \(3,\)'),
     ((np.ones((2, 3), np.int32), np.ones((4, 3), np.float32)), {}, TypeError,
      'linear: argument x: expected a floating-point dtype, got int32'),
-    ((np.ones((2, 3), np.float32), np.ones((4, 3), np.float64)), {}, TypeError,
-     'linear: argument W: expected dtype float32'),
+    ((np.ones((2, 3), np.float32), np.ones((4, 3), np.float32), np.ones(4, np.float64)), {},
+     TypeError, 'linear: argument b: expected dtype float32'),
     ((np.ones((2, 3), np.float32), np.ones((4, 3), np.float32), np.ones(3, np.float32)), {},
      TypeError, r'linear: argument b: expected shape \(4,\)'),
     ((np.ones(3, np.float32), np.ones((4, 3), np.float32)), {}, TypeError,

@@ -1,0 +1,44 @@
+"""Public functions of this family, re-exported by ``chainlet.functions``."""
+from chainlet.functions.array.broadcast import broadcast_to  # noqa: F401
+from chainlet.functions.array.cast import cast  # noqa: F401
+from chainlet.functions.array.get_item import get_item  # noqa: F401
+from chainlet.functions.array.reshape import reshape  # noqa: F401
+from chainlet.functions.array.sum_to import sum_to  # noqa: F401
+from chainlet.functions.array.transpose import transpose  # noqa: F401
+from chainlet.functions.array.im2col import im2col  # noqa: F401
+from chainlet.functions.array.broadcast_many import broadcast  # noqa: F401
+from chainlet.functions.array.concat import concat  # noqa: F401
+from chainlet.functions.array.copy import copy  # noqa: F401
+from chainlet.functions.array.depth2space import depth2space  # noqa: F401
+from chainlet.functions.array.diagonal import diagonal  # noqa: F401
+from chainlet.functions.array.dstack import dstack  # noqa: F401
+from chainlet.functions.array.expand_dims import expand_dims  # noqa: F401
+from chainlet.functions.array.flatten import flatten  # noqa: F401
+from chainlet.functions.array.flip import flip  # noqa: F401
+from chainlet.functions.array.fliplr import fliplr  # noqa: F401
+from chainlet.functions.array.flipud import flipud  # noqa: F401
+from chainlet.functions.array.hstack import hstack  # noqa: F401
+from chainlet.functions.array.moveaxis import moveaxis  # noqa: F401
+from chainlet.functions.array.pad import pad  # noqa: F401
+from chainlet.functions.array.permutate import permutate  # noqa: F401
+from chainlet.functions.array.repeat import repeat  # noqa: F401
+from chainlet.functions.array.resize_images import resize_images  # noqa: F401
+from chainlet.functions.array.rollaxis import rollaxis  # noqa: F401
+from chainlet.functions.array.scatter_add import scatter_add  # noqa: F401
+from chainlet.functions.array.select_item import select_item  # noqa: F401
+from chainlet.functions.array.separate import separate  # noqa: F401
+from chainlet.functions.array.space2depth import space2depth  # noqa: F401
+from chainlet.functions.array.split_axis import split_axis  # noqa: F401
+from chainlet.functions.array.squeeze import squeeze  # noqa: F401
+from chainlet.functions.array.stack import stack  # noqa: F401
+from chainlet.functions.array.swapaxes import swapaxes  # noqa: F401
+from chainlet.functions.array.tile import tile  # noqa: F401
+from chainlet.functions.array.vstack import vstack  # noqa: F401
+from chainlet.functions.array.where import where  # noqa: F401
+from chainlet.functions.array.transpose_sequence import transpose_sequence  # noqa: F401
+from chainlet.functions.array.as_strided import as_strided  # noqa: F401
+from chainlet.functions.array.pad_sequence import pad_sequence  # noqa: F401
+from chainlet.functions.array.spatial_transformer_sampler import (  # noqa: F401
+    spatial_transformer_sampler)
+from chainlet.functions.array.spatial_transformer_grid import (  # noqa: F401
+    spatial_transformer_grid)
