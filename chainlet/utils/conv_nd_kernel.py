@@ -4,8 +4,8 @@ A CuPy ``ElementwiseKernel`` needs its loops written out, so the source depends 
 spatial dimensions ``N``. :meth:`Im2colNDKernel.generate` and :meth:`Col2imNDKernel.generate`
 return the four arguments of ``cupy.ElementwiseKernel`` (``in_params``, ``out_params``,
 ``operation``, ``name``). Generating is pure Python, so it works (and is tested) without CuPy;
-when CuPy is loaded the results are memoized with ``cupy.memoize`` (as Chainer's
-``cuda.memoize``), so ``cupy.clear_memo()`` clears them.
+the results are memoized with ``chainlet.backends.cuda.memoize`` (Chainer's ``cuda.memoize``:
+a cache only while CuPy is present), so ``cuda.clear_memo()`` clears them.
 
 Both kernels take the scalar parameters in the same order: the image size ``d_j``, the number of
 window positions ``out_j``, the kernel size ``k_j``, the stride ``s_j``, the padding ``p_j`` and
@@ -44,7 +44,6 @@ Example:
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Callable, List, Optional, Sequence, Tuple
 
 _PARAMS = ('d', 'out', 'k', 's', 'p', 'di')
@@ -131,17 +130,17 @@ def _digits(w: Writer, index: str, names: Sequence[str], sizes: Sequence[str],
 
 
 def _memoized(generate: Callable[[int], Tuple[str, str, str, str]]) -> Callable:
-    """Memoize ``generate(ndim)`` with ``cupy.memoize`` once CuPy is loaded, as Chainer does."""
+    """Memoize ``generate(ndim)`` with ``chainlet.backends.cuda.memoize``, as Chainer does with
+    ``cuda.memoize``: cached while CuPy is present, cleared by ``cuda.clear_memo()``."""
     memo: list = []
 
     @functools.wraps(generate)
     def call(ndim: int) -> Tuple[str, str, str, str]:
         if not memo:
-            cupy = sys.modules.get('cupy')
-            memoize = getattr(cupy, 'memoize', None)
-            if memoize is None:
-                return generate(ndim)  # without CuPy nothing compiles: no need to cache
-            memo.append(memoize(for_each_device=False)(generate))
+            # Imported on first use: chainlet.utils sits below chainlet.backends.
+            from chainlet.backends import cuda
+            memoize = getattr(cuda, 'memoize', None)
+            memo.append(generate if memoize is None else memoize()(generate))
         return memo[0](ndim)
     return call
 

@@ -1,7 +1,5 @@
 """chainlet.utils.conv_nd_kernel: the generated CUDA source and its memoization."""
 import re
-import sys
-import types
 from unittest import mock
 
 import pytest
@@ -62,47 +60,53 @@ def test_im2col_source_computes_im2col():
                                                              dilate=dilate))
 
 
-def _fake_cupy():
-    def memoize(for_each_device=False):
-        def wrap(f):
-            cache = {}
+def _caching_memoize(for_each_device=False):
+    def wrap(f):
+        cache = {}
 
-            def cached(*args):
-                if args not in cache:
-                    cache[args] = f(*args)
-                return cache[args]
-            return cached
-        return wrap
-    return types.SimpleNamespace(memoize=memoize)
+        def cached(*args):
+            if args not in cache:
+                cache[args] = f(*args)
+            return cache[args]
+        return cached
+    return wrap
 
 
-def test_memoized_through_cupy_memoize(monkeypatch):
-    # With CuPy loaded the results are cached by cupy.memoize (so cupy.clear_memo clears them).
-    monkeypatch.setitem(sys.modules, 'cupy', _fake_cupy())
+def test_memoized_through_cuda_memoize(monkeypatch):
+    # The generators are cached by chainlet.backends.cuda.memoize, as Chainer's by cuda.memoize.
+    from chainlet.backends import cuda
+    monkeypatch.setattr(cuda, 'memoize', _caching_memoize, raising=False)
     generate = mock.Mock(return_value=('a', 'b', 'c', 'd'))
     memoized = conv_nd_kernel._memoized(generate)
     assert memoized(2) == memoized(2) == ('a', 'b', 'c', 'd')
     generate.assert_called_once_with(2)
 
 
-def test_not_cached_without_cupy(monkeypatch):
-    monkeypatch.delitem(sys.modules, 'cupy', raising=False)
-    generate = mock.Mock(return_value=('a', 'b', 'c', 'd'))
-    memoized = conv_nd_kernel._memoized(generate)
-    memoized(3)
-    memoized(3)
-    assert generate.call_count == 2
-
-
 @pytest.mark.parametrize('kernel', ['Im2colNDKernel', 'Col2imNDKernel'])
 def test_generate_calls_patchable_generator(kernel):
-    cupy = sys.modules.get('cupy')
-    if hasattr(cupy, 'clear_memo'):
-        cupy.clear_memo()
+    from chainlet.backends import cuda
+    if hasattr(cuda, 'clear_memo'):
+        cuda.clear_memo()
     cls = getattr(conv_nd_kernel, kernel)
     with mock.patch.object(cls, '_generate', return_value=('a', 'b', 'c', 'd')) as m:
         assert cls.generate(9) == ('a', 'b', 'c', 'd')
     m.assert_called_once_with(9)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize('kernel', ['Im2colNDKernel', 'Col2imNDKernel'])
+@pytest.mark.parametrize('ndim', [2, 3, 4])
+def test_generate_memoized_with_cupy(kernel, ndim):
+    # Chainer's test: with CuPy, a second generate() is served from the memo, and
+    # cuda.clear_memo() empties it (other tests may have generated these ndims before).
+    from chainlet.backends import cuda
+    cuda.clear_memo()
+    cls = getattr(conv_nd_kernel, kernel)
+    with mock.patch.object(cls, '_generate', return_value=('a', 'b', 'c', 'd')) as m:
+        cls.generate(ndim)
+        cls.generate(ndim)
+    m.assert_called_once_with(ndim)
+    cuda.clear_memo()
 
 
 def test_string_helpers():

@@ -110,3 +110,16 @@ def test_gpu(nbatch):
     dense = sp.to_dense()
     assert isinstance(dense, cupy.ndarray)
     np.testing.assert_array_equal(dense.get(), x)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize('nbatch', [0, 1])
+def test_gpu_duplicate_indices_add_up(nbatch):
+    import cupy
+    data = cupy.array([3., 0., 4., -5.], np.float32)
+    row, col = cupy.array([0, 0, 1, 0]), cupy.array([0, 1, 2, 0])
+    expected = np.array([[-2., 0., 0.], [0., 0., 4.]], np.float32)
+    if nbatch:
+        data, row, col, expected = data[None], row[None], col[None], expected[None]
+    dense = utils.CooMatrix(data, row, col, (2, 3)).to_dense()
+    np.testing.assert_array_equal(dense.get(), expected)
