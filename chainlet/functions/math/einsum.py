@@ -90,6 +90,61 @@ class EinSum(FunctionNode):
         return tuple(ret)
 
 
+class DiagEinSum(EinSum):
+    """An einsum whose output may hold letters absent from the inputs (broadcast to the
+    sizes in ``out_shape``) and repeated letters (the result sits on that diagonal, zeros
+    elsewhere), e.g. ``'i->ij'`` or ``'i->ii'``.
+
+    It is the adjoint of reading a diagonal or summing a letter out, and it is what Chainer's
+    einsum module names ``DiagEinSum``. Its gradients are plain einsums (the backward of
+    :class:`EinSum` applies unchanged).
+
+    Args:
+        in_subs: Input subscripts, a list or one comma-separated string (``',i'``).
+        out_sub: Output subscripts.
+        out_shape: Output shape; needed when ``out_sub`` has letters the inputs lack.
+    """
+
+    def __init__(self, in_subs: Any, out_sub: str, out_shape: Any = None) -> None:
+        if isinstance(in_subs, str):
+            in_subs = in_subs.split(',')
+        super().__init__(in_subs, out_sub)
+        self.out_shape = None if out_shape is None else tuple(out_shape)
+
+    def forward(self, inputs):
+        self.retain_inputs(tuple(range(len(inputs))))
+        xp = backend.get_array_module(*inputs)
+        sizes = {}
+        for subs, x in zip(self.in_subs, inputs):
+            sizes.update(zip(subs, x.shape))
+        if self.out_shape is not None:
+            sizes.update(zip(self.out_sub, self.out_shape))
+        unique = _unique(self.out_sub)
+        missing = [c for c in unique if c not in sizes]
+        if missing:
+            raise ValueError(f'DiagEinSum: output letters {missing} need out_shape')
+        present = ''.join(c for c in unique if c in ''.join(self.in_subs))
+        y = _einsum(xp, self.in_subs, present, inputs)
+        y = y.reshape(tuple(sizes[c] if c in present else 1 for c in unique))
+        y = xp.broadcast_to(y, tuple(sizes[c] for c in unique))
+        if unique == self.out_sub:
+            return xp.ascontiguousarray(y),
+        return _diag_scatter(xp, y, unique, self.out_sub,
+                             tuple(sizes[c] for c in self.out_sub)),
+
+
+def _diag_scatter(xp: Any, g: Any, unique: str, subs: str, shape: tuple) -> Any:
+    gx = xp.zeros(shape, g.dtype)
+    n = len(unique)
+    grids = {}
+    for k, c in enumerate(unique):
+        view = [1] * n
+        view[k] = g.shape[k]
+        grids[c] = xp.arange(g.shape[k]).reshape(view)
+    gx[tuple(grids[c] for c in subs)] = g
+    return gx
+
+
 class _DiagScatter(FunctionNode):
     """Place an array indexed by ``unique`` onto the (generalised) diagonal of a zero array
     indexed by ``subs``, e.g. ``g[i] -> gx[i, i]`` for ``'i'`` and ``'ii'``.
@@ -104,16 +159,8 @@ class _DiagScatter(FunctionNode):
 
     def forward(self, inputs):
         g, = inputs
-        xp = backend.get_array_module(g)
-        gx = xp.zeros(self.shape, g.dtype)
-        n = len(self.unique)
-        grids = {}
-        for k, c in enumerate(self.unique):
-            view = [1] * n
-            view[k] = g.shape[k]
-            grids[c] = xp.arange(g.shape[k]).reshape(view)
-        gx[tuple(grids[c] for c in self.subs)] = g
-        return gx,
+        return _diag_scatter(backend.get_array_module(g), g, self.unique, self.subs,
+                             self.shape),
 
     def backward(self, indexes, grad_outputs):
         return EinSum([self.subs], self.unique).apply(grad_outputs)
@@ -214,8 +261,9 @@ def einsum(*operands: Any) -> Variable:
             raise ValueError(f'einsum: subscripts of operands[{i}]: more than one "..."')
         n_letters = len(subs) - subs.count(_ELLIPSIS)
         if (a.ndim != n_letters) if _ELLIPSIS not in subs else (a.ndim < n_letters):
-            raise ValueError(f'einsum: operands[{i}]: subscripts {subs.replace("@", "...")!r}'
-                             f' do not match its shape {a.shape}')
+            raise type_check.fail('einsum', f'operands[{i}]',
+                                  f'a shape that fits subscripts {subs.replace("@", "...")!r}',
+                                  f'shape {a.shape}')
         if _ELLIPSIS in subs:
             start = subs.index(_ELLIPSIS)
             ell_shapes.append(a.shape[start:start + a.ndim - n_letters])
@@ -224,8 +272,10 @@ def einsum(*operands: Any) -> Variable:
     try:
         ell = numpy.broadcast_shapes(*[s for s in ell_shapes if s is not None])
     except ValueError:
-        raise ValueError(f'einsum: the "..." dimensions of the operands do not broadcast: '
-                         f'{[s for s in ell_shapes if s is not None]}') from None
+        shapes = [s for s in ell_shapes if s is not None]
+        raise type_check.InvalidType('"..." dimensions that broadcast', str(shapes),
+                                     f'einsum: the "..." dimensions of the operands do not '
+                                     f'broadcast: {shapes}') from None
     free = [c for c in _LETTERS if c not in used]
     if len(free) < len(ell):
         raise ValueError('einsum: too many dimensions under "..." for the letters left')
@@ -241,6 +291,13 @@ def einsum(*operands: Any) -> Variable:
         for c in out:
             if c != _ELLIPSIS and c not in ''.join(ins):
                 raise ValueError(f'einsum: output letter {c!r} does not appear in the inputs')
+        has_ell = any(s is not None for s in ell_shapes)
+        if _ELLIPSIS in out and not has_ell:
+            raise ValueError('einsum: "..." in the output but in no input')
+        if has_ell and _ELLIPSIS not in out and ell:
+            # NumPy sums such dimensions; Chainer leaves this undefined and raises.
+            raise ValueError('einsum: "..." dimensions of the inputs are missing from the '
+                             'output subscripts; write "..." in the output')
         out = out.replace(_ELLIPSIS, ell_letters)
     new_ins = []
     xs = list(ops)
@@ -259,6 +316,7 @@ def einsum(*operands: Any) -> Variable:
         shape = x.shape
         for c, n in zip(subs, shape):
             if sizes.setdefault(c, n) != n:
-                raise ValueError(f'einsum: letter {c!r} has length {sizes[c]} in one place and '
-                                 f'{n} in operands[{i}] (shape {shape})')
+                raise type_check.fail('einsum', f'operands[{i}]',
+                                      f'length {sizes[c]} for letter {c!r} (as elsewhere)',
+                                      f'shape {shape}')
     return EinSum(new_ins, out).apply(tuple(xs))[0]

@@ -78,9 +78,12 @@ def test_bad_subscripts():
     a = np.ones((2, 3))
     with pytest.raises(ValueError, match='einsum: expected 2 operands'):
         F.einsum('ij,jk->ik', a)
-    with pytest.raises(ValueError, match="einsum: letter 'j' has length 3"):
+    # Shape mismatches are type errors (InvalidType), as in Chainer.
+    with pytest.raises(TypeError, match=r"einsum: argument operands\[1\]: expected length 3 "
+                                        r"for letter 'j'"):
         F.einsum('ij,jk->ik', a, np.ones((2, 2)))
-    with pytest.raises(ValueError, match="einsum: operands\\[0\\]: subscripts 'ijk'"):
+    with pytest.raises(TypeError, match=r"einsum: argument operands\[0\]: expected a shape "
+                                        r"that fits subscripts 'ijk'"):
         F.einsum('ijk->i', a)
     with pytest.raises(ValueError, match="einsum: output letter 'z'"):
         F.einsum('ij->z', a)
@@ -90,9 +93,41 @@ def test_bad_subscripts():
         F.einsum('ij->i->j', a)
     with pytest.raises(ValueError, match='repeat a letter'):
         F.einsum('ij->ii', a)
-    with pytest.raises(ValueError, match='do not broadcast'):
+    with pytest.raises(TypeError, match='do not broadcast'):
         F.einsum('...i,...i', np.ones((2, 3)), np.ones((4, 3)))
     with pytest.raises(TypeError, match=r'einsum: argument operands\[1\]: expected dtype'):
         F.einsum('ij,jk', a, np.ones((3, 2), np.float32))
     with pytest.raises(TypeError, match=r'einsum: argument operands\[0\]: expected a Var'):
         F.einsum('i', [1.0, 2.0])
+
+
+def test_ellipsis_must_reach_the_output():
+    with pytest.raises(ValueError, match='missing from the output'):
+        F.einsum('...i->i', np.ones((2, 3)))
+    with pytest.raises(ValueError, match='in no input'):
+        F.einsum('i,i->...', np.ones(2), np.ones(2))
+    # An empty "..." may be left out.
+    assert F.einsum('...i->i', np.ones(3)).shape == (3,)
+
+
+@pytest.mark.parametrize('subs, shapes, out_shape', [
+    ('i->ij', [(3,)], (3, 4)), (',ij->i', [(), (3, 4)], (3,)), ('i->ii', [(3,)], None)])
+def test_diag_einsum(subs, shapes, out_shape):
+    from chainlet.functions.math.einsum import DiagEinSum
+    from chainlet import gradient_check
+    ins, out = subs.split('->')
+    xs = [np.random.uniform(-1, 1, s) for s in shapes]
+    y = DiagEinSum(ins, out, out_shape).apply(xs)[0]
+    if subs == 'i->ij':
+        np.testing.assert_allclose(y.array, np.broadcast_to(xs[0][:, None], (3, 4)))
+    elif subs == 'i->ii':
+        np.testing.assert_allclose(y.array, np.diag(xs[0]))
+    else:
+        np.testing.assert_allclose(y.array, xs[0] * xs[1].sum(axis=1))
+    gy = np.random.uniform(-1, 1, y.shape)
+    ggx = [np.random.uniform(-1, 1, s) for s in shapes]
+
+    def f(*v):
+        return DiagEinSum(ins, out, out_shape).apply(v)[0]
+    gradient_check.check_backward(f, xs, gy)
+    gradient_check.check_double_backward(f, xs, gy, ggx)
