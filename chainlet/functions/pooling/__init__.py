@@ -1,10 +1,14 @@
 """Pooling functions: max and average pooling over 1, 2, 3 or N spatial axes, their inverses
 (unpooling, upsampling), spatial pyramid pooling and the region-of-interest poolings."""
+# A module and its function share a name (as in Chainer): importing the function last leaves
+# the function as the package attribute.
+from chainlet.functions.pooling.average_pooling_2d import (  # noqa: F401
+    AveragePooling2D, average_pooling_2d)
 from chainlet.functions.pooling.average_pooling_nd import (  # noqa: F401
-    AveragePooling2D, AveragePoolingND, average_pooling_1d, average_pooling_2d,
-    average_pooling_3d, average_pooling_nd)
+    AveragePoolingND, average_pooling_1d, average_pooling_3d, average_pooling_nd)
+from chainlet.functions.pooling.max_pooling_2d import MaxPooling2D, max_pooling_2d  # noqa: F401
 from chainlet.functions.pooling.max_pooling_nd import (  # noqa: F401
-    MaxPooling2D, MaxPoolingND, max_pooling_1d, max_pooling_2d, max_pooling_3d, max_pooling_nd)
+    MaxPoolingND, max_pooling_1d, max_pooling_3d, max_pooling_nd)
 from chainlet.functions.pooling.roi_average_align_2d import roi_average_align_2d  # noqa: F401
 from chainlet.functions.pooling.roi_average_pooling_2d import (  # noqa: F401
     roi_average_pooling_2d)

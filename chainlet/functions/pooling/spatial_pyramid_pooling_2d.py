@@ -6,7 +6,8 @@ from typing import Any, Optional
 
 from chainlet.functions.array.concat import concat
 from chainlet.functions.pooling import _windows
-from chainlet.functions.pooling.max_pooling_nd import MaxPooling2D, MaxPoolingND
+from chainlet.functions.pooling.max_pooling_2d import MaxPooling2D
+from chainlet.functions.pooling.max_pooling_nd import MaxPoolingND
 from chainlet.variable import Variable
 
 
