@@ -1,10 +1,13 @@
 """Chainer's ``chainer.utils``: small helpers that functions, links and user code share.
 
-The package sits at the bottom of chainlet's layering: its modules import NumPy, the standard
-library, :mod:`chainlet.backend` and :mod:`chainlet._config` only, so the core and every function
-may use them. The two objects that need a core class (:class:`~chainlet.utils.CooMatrix` wraps its
-values in a ``Variable``, :func:`experimental` reads a flag on the top-level package) look it up
-when called, never at import time.
+The package sits at the bottom of chainlet's layering: at import time its modules use NumPy,
+the standard library, :mod:`chainlet.backend`, :mod:`chainlet._config` and
+:mod:`chainlet.device_resident` (a leaf on ``backend``; ``WalkerAlias`` is a device resident, as
+in Chainer) only, so the core and every function may use them. What needs more is looked up
+when called, never at import time: :class:`~chainlet.utils.CooMatrix` wraps its values in a
+``Variable``, :func:`experimental` reads a flag on the top-level package, and the kernel
+generators of :mod:`~chainlet.utils.conv_nd_kernel` are memoized with
+``chainlet.backends.cuda.memoize``.
 
 Modules, as in Chainer 7: :mod:`~chainlet.utils.argument` (keyword-argument parsing),
 :mod:`~chainlet.utils.array` (``size_of_shape``, ``sum_to``), :mod:`~chainlet.utils.cache`
