@@ -358,6 +358,17 @@ def unpooling_geometry(func: str, x: Any, ksize: Any, stride: Any, pad: Any, out
     return Geometry(ksize, stride, pad, outsize, ins)
 
 
+class Pooling2DAttributes:
+    """Chainer's ``Pooling2D`` names of a 2-D window geometry, read by hooks and exporters."""
+
+    kh = property(lambda self: self.ksize[0], doc='Window height.')
+    kw = property(lambda self: self.ksize[1], doc='Window width.')
+    sy = property(lambda self: self.stride[0], doc='Vertical stride.')
+    sx = property(lambda self: self.stride[1], doc='Horizontal stride.')
+    ph = property(lambda self: self.pad[0], doc='Vertical padding.')
+    pw = property(lambda self: self.pad[1], doc='Horizontal padding.')
+
+
 class NdimError(type_check.InvalidType, ValueError):
     """A fixed-rank wrapper (``max_pooling_1d``, ``unpooling_3d``...) got an input of another rank.
 

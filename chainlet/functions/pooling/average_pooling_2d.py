@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from chainlet.functions.pooling import _windows
 from chainlet.functions.pooling.average_pooling_nd import (
     AveragePoolingND, IntOrTuple, _average_pooling)
 from chainlet.variable import Variable
 
 
-class AveragePooling2D(AveragePoolingND):
+class AveragePooling2D(_windows.Pooling2DAttributes, AveragePoolingND):
     """Chainer's node class of :func:`average_pooling_2d`: ``AveragePoolingND`` with two axes.
 
     ``cover_all`` is accepted for Chainer's signature and must be ``False``.
@@ -17,10 +18,7 @@ class AveragePooling2D(AveragePoolingND):
 
     def __init__(self, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
                  pad: IntOrTuple = 0, cover_all: bool = False) -> None:
-        if cover_all:
-            raise ValueError('average_pooling_2d: argument cover_all: expected False (average '
-                             'pooling has no cover_all mode), got True')
-        super().__init__(2, ksize, stride, pad, 0, 'average_pooling_2d')
+        super().__init__(2, ksize, stride, pad, cover_all, 0, func='average_pooling_2d')
 
 
 def average_pooling_2d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,

@@ -21,9 +21,14 @@ class AveragePoolingND(FunctionNode):
     """
 
     def __init__(self, ndim: int, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
-                 pad: IntOrTuple = 0, pad_value: Optional[float] = 0,
-                 func: str = 'average_pooling_nd') -> None:
+                 pad: IntOrTuple = 0, cover_all: bool = False, pad_value: Optional[float] = 0,
+                 *, func: str = 'average_pooling_nd') -> None:
+        # Chainer's positional order; cover_all exists for it and must stay False.
+        if cover_all:
+            raise ValueError(f'{func}: argument cover_all: expected False (average pooling '
+                             f'has no cover_all mode), got {cover_all!r}')
         self.ndim = ndim
+        self.cover_all = False
         self.ksize, self.stride, self.pad = _windows.pooling_params(func, ndim, ksize, stride,
                                                                     pad)
         if pad_value is not None and (isinstance(pad_value, bool) or pad_value != 0):
@@ -73,7 +78,8 @@ def _average_pooling(func: str, ndim: Optional[int], x: Any, ksize: IntOrTuple,
         ndim = x_ndim - 2
     else:
         _windows.check_rank(func, x, ndim)
-    return AveragePoolingND(ndim, ksize, stride, pad, pad_value, func).apply((x,))[0]
+    return AveragePoolingND(ndim, ksize, stride, pad, False, pad_value, func=func).apply(
+        (x,))[0]
 
 
 def average_pooling_nd(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,

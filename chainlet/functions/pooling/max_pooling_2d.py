@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from chainlet.functions.pooling import _windows
 from chainlet.functions.pooling.max_pooling_nd import (
     IntOrTuple, MaxPoolingND, Pooled, _max_pooling)
 
 
-class MaxPooling2D(MaxPoolingND):
+class MaxPooling2D(_windows.Pooling2DAttributes, MaxPoolingND):
     """Chainer's node class of :func:`max_pooling_2d`: ``MaxPoolingND`` with two axes."""
 
     def __init__(self, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
                  pad: IntOrTuple = 0, cover_all: bool = True,
                  return_indices: bool = False) -> None:
-        # ``return_indices`` only matters to the wrapper; the node always keeps ``indexes``.
-        super().__init__(2, ksize, stride, pad, cover_all, 'max_pooling_2d')
+        super().__init__(2, ksize, stride, pad, cover_all, return_indices, func='max_pooling_2d')
 
 
 def max_pooling_2d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,

@@ -21,8 +21,10 @@ class MaxPoolingND(FunctionNode):
     """
 
     def __init__(self, ndim: int, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
-                 pad: IntOrTuple = 0, cover_all: bool = True,
-                 func: str = 'max_pooling_nd', *, wide_pad: bool = False) -> None:
+                 pad: IntOrTuple = 0, cover_all: bool = True, return_indices: bool = False,
+                 *, func: str = 'max_pooling_nd', wide_pad: bool = False) -> None:
+        # return_indices (Chainer's positional order) only matters to the wrappers: the node
+        # always keeps ``indexes``.
         self.ndim = ndim
         if wide_pad:  # spatial_pyramid_pooling_2d: windows made only of padding give -inf
             self.ksize = _windows.as_tuple(func, 'ksize', ksize, ndim, 1)
@@ -69,7 +71,7 @@ def _max_pooling(func: str, ndim: Optional[int], x: Any, ksize: IntOrTuple,
         ndim = x_ndim - 2
     else:
         _windows.check_rank(func, x, ndim)
-    node = MaxPoolingND(ndim, ksize, stride, pad, cover_all, func)
+    node = MaxPoolingND(ndim, ksize, stride, pad, cover_all, func=func)
     y = node.apply((x,))[0]
     if return_indices:
         xp = y.xp

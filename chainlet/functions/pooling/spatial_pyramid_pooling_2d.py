@@ -67,7 +67,7 @@ def spatial_pyramid_pooling_2d(x: Any, pyramid_height: int, pooling_class: Optio
     for level in range(pyramid_height):
         bins = 2 ** level
         (kh, ph), (kw, pw) = _level(h, bins), _level(w, bins)
-        node = MaxPoolingND(2, (kh, kw), None, (ph, pw), True, func, wide_pad=True)
+        node = MaxPoolingND(2, (kh, kw), None, (ph, pw), True, func=func, wide_pad=True)
         y = node.apply((x,))[0]
         ys.append(y.reshape(n, -1, 1, 1))
     return concat(ys, axis=1)
