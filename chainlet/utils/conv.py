@@ -168,12 +168,16 @@ def _col2im_add(col: Any, stride: Sequence[int], pad: Sequence[int], dims: Seque
 
 # -- the CuPy kernels --
 
-@functools.lru_cache(maxsize=None)
 def _kernel(kind: str, ndim: int) -> Any:
-    # One ElementwiseKernel object per kind and ndim (CuPy caches the compiled binary itself).
     generator = conv_nd_kernel.Im2colNDKernel if kind == 'im2col' \
         else conv_nd_kernel.Col2imNDKernel
-    return backend.import_cupy().ElementwiseKernel(*generator.generate(ndim))
+    return _compiled(*generator.generate(ndim))
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(in_params: str, out_params: str, operation: str, name: str) -> Any:
+    # One ElementwiseKernel object per source (CuPy caches the binary per dtype and device).
+    return backend.import_cupy().ElementwiseKernel(in_params, out_params, operation, name)
 
 
 def _im2col_kernel(img: Any, ksize: tuple, stride: tuple, pad: tuple, dilate: tuple,
