@@ -83,3 +83,12 @@ def test_format_array_props():
     assert text == '(2, 3):float16, None'
     with pytest.raises(TypeError, match='list or tuple'):
         utils._format_array_props(np.zeros(2))
+
+
+@pytest.mark.gpu
+def test_check_arrays_forward_compatible_mixed():
+    import cupy
+    utils._check_arrays_forward_compatible([cupy.zeros(1), None, cupy.ones(2)])
+    with pytest.raises(TypeError, match=r'incompatible array types are mixed in the forward '
+                                        r'input \(f\)'):
+        utils._check_arrays_forward_compatible([np.zeros(1), cupy.zeros(1)], 'f')
