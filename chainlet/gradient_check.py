@@ -37,81 +37,167 @@ def _as_tuple(x: Any) -> tuple:
     return (x,)
 
 
-def _to_float64(a: Any) -> Any:
-    if a is None or a.dtype.kind != 'f':
-        return a
-    return a.astype(numpy.float64)
+def _float64_copies(ys: Any) -> list:
+    # Outputs may alias the perturbed input (an identity), so they are copied at once.
+    out = []
+    for y in _as_tuple(ys):
+        if isinstance(y, Variable):
+            y = y.array
+        if y is not None:
+            y = backend.get_array_module(y).array(y, dtype=numpy.float64, copy=True)
+        out.append(y)
+    return out
 
 
-def numerical_grad(f: Callable[[], Sequence[Any]], inputs: Sequence[Any],
-                   grad_outputs: Sequence[Any], eps: float = 1e-3,
-                   detect_nondifferentiable: bool = False, diff_atol: float = 0.0,
-                   diff_rtol: float = 1e-2) -> tuple:
+def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Sequence[Any],
+                   eps: float = 1e-3, detect_nondifferentiable: bool = False,
+                   diff_atol: float = 0.0, diff_rtol: float = 1e-2,
+                   center_outputs: Any = None) -> list:
     """Central-difference gradient of ``sum(f() * grad_outputs)`` for every element of ``inputs``.
 
-    ``f`` takes no argument and reads ``inputs``, which are perturbed in place (and restored).
-    Computation happens in the inputs' dtype; pass float64 arrays for accurate results.
+    ``f`` takes no argument and reads ``inputs``, which are perturbed in place, one element at a
+    time, and restored. Outputs are compared in float64; the gradients come back in the inputs'
+    dtypes. NumPy and CuPy arrays both work (not mixed).
 
     Args:
-        f: Callable returning a sequence of output arrays.
-        inputs: Arrays that ``f`` reads.
-        grad_outputs: Weights of the outputs (``None`` entries are ignored).
-        eps: Step size.
-        detect_nondifferentiable: Raise :class:`NondifferentiableError` where the left and right
-            derivatives disagree (uses two more evaluations per element).
-        diff_atol, diff_rtol: Tolerances of that test.
+        f: Callable returning an output array (or Variable) or a sequence of them.
+        inputs: Float arrays that ``f`` reads.
+        grad_outputs: Weights of the outputs: arrays, scalars or ``None`` (ignored).
+        eps: Step size (positive).
+        detect_nondifferentiable: Evaluate ``f`` at five points (``x``, ``x +- eps/2``,
+            ``x +- eps``) and raise :class:`NondifferentiableError` where the outputs are not
+            close to a quadratic in the step, or turn finite or non-finite within it. The
+            gradient is then accurate to third order in ``eps``.
+        diff_atol, diff_rtol: Tolerances of that test, absolute and relative to the range of each
+            output over the five points.
+        center_outputs: Accepted for Chainer compatibility; the centre is always recomputed in
+            float64.
 
     Returns:
-        Tuple of gradient arrays, one per input, with the inputs' shapes.
+        A list with one gradient array per input.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import gradient_check
+        >>> x = np.array([1.0, 2.0])
+        >>> gradient_check.numerical_grad(lambda: (x ** 2,), (x,), (np.ones(2),))[0]
+        array([2., 4.])
     """
-    def g() -> float:
-        total = 0.0
-        for y, gy in zip(f(), grad_outputs):
-            if gy is None or y is None:
-                continue
-            y = y.array if isinstance(y, Variable) else y
-            total += float((backend.to_cpu(y).astype(numpy.float64) *
-                            backend.to_cpu(gy).astype(numpy.float64)).sum())
-        return total
+    if not eps > 0:
+        raise AssertionError(f'numerical_grad: argument eps: expected a positive step, got {eps}')
+    inputs = tuple(inputs)
+    for i, x in enumerate(inputs):
+        if x.dtype.kind != 'f':
+            raise RuntimeError(f'numerical_grad: inputs[{i}]: expected a floating-point dtype, '
+                               f'got {x.dtype}')
+    gys = tuple(None if g is None else numpy.float64(g) if numpy.isscalar(g)
+                else g.astype(numpy.float64) for g in grad_outputs)
+    arrays = [a for a in inputs + gys if a is not None and not numpy.isscalar(a)]
+    modules = {backend.get_array_module(a) for a in arrays}
+    if len(modules) > 1:
+        raise RuntimeError('numerical_grad: inputs and grad_outputs mix CPU and GPU arrays; '
+                           'move them to one device')
+    xp = modules.pop() if modules else numpy
+    grads = [xp.zeros(x.shape, numpy.float64) for x in inputs]
+    steps = (-1.0, -0.5, 0.0, 0.5, 1.0) if detect_nondifferentiable else (-1.0, 1.0)
+    with chainlet.using_config('type_check', False):
+        center = _float64_copies(f()) if detect_nondifferentiable else None
+        for i_in, (x, gx) in enumerate(zip(inputs, grads)):
+            orig_x = x.copy()
+            for idx in numpy.ndindex(x.shape):
+                samples = []
+                for k in steps:
+                    if k == 0.0:
+                        samples.append(center)
+                        continue
+                    x[idx] = orig_x[idx] + k * eps
+                    samples.append(_float64_copies(f()))
+                    x[idx] = orig_x[idx]
+                if detect_nondifferentiable:
+                    _check_differentiable(samples, steps, xp, eps, diff_atol, diff_rtol,
+                                          f'inputs[{i_in}][{idx}]')
+                gx[idx] = _difference(samples, gys, eps)
+    return [g.astype(x.dtype, copy=False) for g, x in zip(grads, inputs)]
 
-    grads = []
-    for x in inputs:
-        gx = numpy.zeros(x.shape, numpy.float64)
-        for i in numpy.ndindex(x.shape):
-            orig = x[i].copy()
-            values = {}
-            steps = (-2, -1, 1, 2) if detect_nondifferentiable else (-1, 1)
-            for k in steps:
-                x[i] = orig + k * eps
-                values[k] = g()
-            x[i] = orig
-            gx[i] = (values[1] - values[-1]) / (2 * eps)
-            if detect_nondifferentiable:
-                values[0] = g()
-                _check_smooth(values, eps, diff_atol, diff_rtol, i)
-        grads.append(gx)
-    return tuple(grads)
+
+def _difference(samples: list, gys: tuple, eps: float) -> Any:
+    """Derivative of sum(y * gy) from the samples: 2 points (1st order) or 5 (3rd order)."""
+    total = 0.0
+    for i_out, gy in enumerate(gys):
+        if gy is None or samples[0][i_out] is None:
+            continue
+        ys = [s[i_out] for s in samples]
+        if len(ys) == 2:
+            num, den = ys[1] - ys[0], 2 * eps
+        else:  # Richardson: cancels the eps**2 term of the central difference
+            num, den = -ys[4] + 8 * ys[3] - 8 * ys[1] + ys[0], 6 * eps
+        total = total + (num * gy).sum() / den
+    return total
 
 
-def _check_smooth(v: dict, eps: float, atol: float, rtol: float, where: Any) -> None:
-    left, right = (v[0] - v[-1]) / eps, (v[1] - v[0]) / eps
-    outer_left, outer_right = (v[-1] - v[-2]) / eps, (v[2] - v[1]) / eps
-    jump = abs(right - left)
-    # On a smooth function the slope changes steadily; a kink shows as a jump in the middle
-    # that is large compared with the change of slope on either side.
-    steady = max(abs(left - outer_left), abs(outer_right - right))
-    if jump > atol + rtol * max(abs(left), abs(right)) and jump > 3 * steady:
-        raise NondifferentiableError(
-            f'the function is not differentiable at element {where}: left derivative {left:.6g}, '
-            f'right derivative {right:.6g}')
+def _check_differentiable(samples: list, steps: tuple, xp: Any, eps: float, atol: float,
+                          rtol: float, where: str) -> None:
+    outs = [i for i, y in enumerate(samples[0]) if y is not None and y.size]
+    if not outs:
+        return
+    nonfinite = False
+    for i in outs:
+        finite = [xp.isfinite(s[i]) for s in samples]
+        if any(bool((finite[0] != fk).any()) for fk in finite[1:]):
+            raise NondifferentiableError(
+                f'the function is not differentiable at {where} (eps={eps}): output {i} '
+                f'turns between finite and non-finite within the step; samples at x + '
+                f'{list(steps)} * eps: {[backend.to_cpu(s[i]) for s in samples]}')
+        nonfinite |= not all(bool(fk.all()) for fk in finite)
+    if nonfinite:  # consistently non-finite (log below 0, say): nothing to fit
+        return
+    # A function differentiable at x is close to a quadratic in the step over [-eps, eps]; a kink,
+    # a jump or a pole leaves a fitting error that is large compared with the output's range.
+    t = numpy.arange(len(samples), dtype=numpy.float64)
+    vander = numpy.stack([numpy.ones_like(t), t, t * t], axis=1)
+    residual_op = numpy.eye(len(t)) - vander @ numpy.linalg.pinv(vander)
+    for i in outs:
+        ys = numpy.stack([backend.to_cpu(s[i]).ravel() for s in samples])  # (5, n)
+        error = numpy.sqrt(((residual_op @ ys) ** 2).mean(axis=0))
+        spread = ys.max(axis=0) - ys.min(axis=0)
+        bad = (error > atol + rtol * spread) & (spread > 0)
+        if bad.any():
+            j = int(numpy.argmax(bad))
+            raise NondifferentiableError(
+                f'the function is not differentiable at {where} (eps={eps}): output {i}, '
+                f'element {j}, deviates from a quadratic in the step by {error[j]:.3g} > '
+                f'diff_atol {atol} + diff_rtol {rtol} * range {spread[j]:.3g}; samples at x + '
+                f'{list(steps)} * eps: {ys[:, j].tolist()}')
+
+
+class _CheckBackward:
+    """Holder of Chainer's private sampling helper, used by :func:`check_backward`."""
+
+    @staticmethod
+    def _sample_unit_vector(size: int, xp: Any = numpy, rng: Any = None) -> Any:
+        """A random unit vector whose components all have magnitude >= 1/(3 sqrt(size)).
+
+        Components are drawn as a random sign times a magnitude in [0.5, 1.5], so every
+        element of the inputs moves noticeably in the checked direction (a Gaussian direction
+        leaves some nearly still, and their gradients nearly unchecked).
+        """
+        rng = numpy.random if rng is None else rng
+        u = rng.uniform(-1.0, 1.0, size)
+        v = numpy.where(u < 0, -1.0, 1.0) * (0.5 + numpy.abs(u))
+        norm = numpy.sqrt((v * v).sum())
+        if norm:
+            v = v / norm
+        return v if xp is numpy else xp.asarray(v)
 
 
 def _random_direction(arrays: Sequence[Any], rng: Any) -> list:
-    dirs = [rng.standard_normal(a.shape) for a in arrays]
-    norm = numpy.sqrt(sum(float((d * d).sum()) for d in dirs))
-    if norm == 0:
-        return dirs
-    return [d / norm for d in dirs]
+    sizes = [int(a.size) for a in arrays]
+    v = _CheckBackward._sample_unit_vector(sum(sizes), numpy, rng)
+    dirs, start = [], 0
+    for a, n in zip(arrays, sizes):
+        dirs.append(v[start:start + n].reshape(a.shape))
+        start += n
+    return dirs
 
 
 def _outputs_tuple(ys: Any, what: str) -> tuple:
@@ -157,7 +243,7 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
     elif len(no_grads) != len(xs_data):
         raise ValueError(f'check_backward: no_grads has {len(no_grads)} entries, x_data has '
                          f'{len(xs_data)}')
-    xs = [Variable(x, requires_grad=not ng) for x, ng in zip(xs_data, no_grads)]
+    xs = [Variable(x, requires_grad=x.dtype.kind == 'f') for x in xs_data]
     ys = _outputs_tuple(func(*xs), 'check_backward')
     gys = _as_tuple(y_grad)
     if y_grad is None:
@@ -180,15 +266,19 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
     target_ids = {id(t) for t in targets}
     live = [(y, gy) for y, gy in zip(ys, gys)
             if gy is not None and (y.creator_node is not None or id(y) in target_ids)]
-    if live and targets:
-        grads = chainlet.grad([y for y, _ in live], targets,
+    # Inputs in no_grads are differentiated too: backward must leave them without a gradient.
+    skipped = [x for x, ng in zip(xs, no_grads) if ng and x.requires_grad]
+    if live and targets + skipped:
+        grads = chainlet.grad([y for y, _ in live], targets + skipped,
                               [backend.get_array_module(gy).asarray(gy, y.dtype)
                                for y, gy in live])
     else:
-        grads = [None] * len(targets)
-    for x, ng in zip(xs, no_grads):
-        if ng and x.grad is not None:
-            raise AssertionError('check_backward: an input marked in no_grads received a grad')
+        grads = [None] * (len(targets) + len(skipped))
+    grads, skipped_grads = grads[:len(targets)], grads[len(targets):]
+    for i, g in enumerate(skipped_grads):
+        if g is not None:
+            raise RuntimeError(f'check_backward: an input marked in no_grads received a '
+                               f'gradient (skipped input {i}); its gradient must be None')
 
     # Without a seed the direction comes from NumPy's global random state (as in Chainer), so a
     # test that seeds numpy.random is reproducible; a private generator made runs random.
@@ -204,14 +294,23 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
         analytic += float((backend.to_cpu(g.array).astype(numpy.float64) * d).sum())
 
     # Numerical side: evaluate g(t) = sum(f(x + t d) * gy) in `dtype` on copies of the inputs.
-    cast = _to_float64 if dtype is not None else (lambda a: a)
+    if dtype is not None and numpy.dtype(dtype).kind != 'f':
+        raise ValueError(f'check_backward: argument dtype: expected a floating-point dtype or '
+                         f'None, got {numpy.dtype(dtype)}')
+
+    def cast(a: Any) -> Any:  # integer inputs keep their dtype
+        return a if dtype is None or a.dtype.kind != 'f' else a.astype(dtype)
+
     base = [cast(backend.to_cpu(x)) for x in xs_data]
     base_params = [cast(backend.to_cpu(p.array)) for p in params]
     saved_params = [p.array for p in params]
     xp = backend.get_array_module(*xs_data, *saved_params)
     target_index = [i for i, ng in enumerate(no_grads) if not ng]
 
-    def evaluate(t: float) -> float:
+    delta = numpy.zeros((), numpy.float64)
+
+    def evaluate() -> list:
+        t = float(delta)
         arrays = [b.copy() for b in base]
         for k, i in enumerate(target_index):
             arrays[i] = (arrays[i] + t * dirs[k]).astype(arrays[i].dtype)
@@ -221,23 +320,15 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
         # Backprop stays on: the function may itself differentiate (check_double_backward).
         outs = _outputs_tuple(func(*[Variable(xp.asarray(a)) for a in arrays]),
                               'check_backward')
-        total = 0.0
-        for y, gy in zip(outs, gys):
-            if gy is not None:
-                total += float((backend.to_cpu(y.array).astype(numpy.float64) *
-                                backend.to_cpu(gy).astype(numpy.float64)).sum())
-        return total
+        return [None if gy is None else backend.to_cpu(y.array) for y, gy in zip(outs, gys)]
 
     try:
-        steps = (-2, -1, 1, 2) if detect_nondifferentiable else (-1, 1)
-        values = {k: evaluate(k * eps) for k in steps}
-        if detect_nondifferentiable:
-            values[0] = evaluate(0.0)
-            _check_smooth(values, eps, 0.0, 1e-2, 'along the checked direction')
+        numerical = float(numerical_grad(
+            evaluate, (delta,), [None if gy is None else backend.to_cpu(gy) for gy in gys],
+            eps=eps, detect_nondifferentiable=detect_nondifferentiable, diff_rtol=rtol)[0])
     finally:
         for p, a in zip(params, saved_params):
             p.array = a
-    numerical = (values[1] - values[-1]) / (2 * eps)
     if not abs(analytic - numerical) <= atol + rtol * abs(numerical):
         raise AssertionError(
             f'check_backward: gradients differ from numerical ones along a random direction:\n'

@@ -190,3 +190,42 @@ def test_check_backward_direction_follows_numpy_global_seed():
             gradient_check.check_backward(lambda a: WrongTanh().apply((a,))[0], x, gy)
         return str(info.value)
     assert message() == message()
+
+
+def test_nondifferentiable_detection_jumps_poles_and_nonfinite_regions():
+    eps = 1e-3
+
+    def detects(fn, x, eps=eps):
+        x = np.array([x])
+        try:
+            gradient_check.numerical_grad(lambda: (fn(x),), (x,), (np.ones(1),), eps=eps,
+                                          detect_nondifferentiable=True)
+        except gradient_check.NondifferentiableError:
+            return True
+        return False
+
+    assert detects(lambda x: (x > 0).astype(x.dtype), 0.8 * eps)  # a jump within the step
+    assert not detects(lambda x: (x > 0).astype(x.dtype), 1.2 * eps)
+    assert detects(np.tan, np.pi / 2 + 0.8 * eps)  # a pole
+    assert not detects(lambda x: -3 * x ** 3 + 2 * x ** 2 + 1, 0.0)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        assert detects(np.log, 0.0)  # finite on one side only
+        assert not detects(np.log, -1.0)  # consistently NaN: nothing to judge
+
+
+def test_numerical_grad_third_order_with_detection_and_dtype():
+    x = np.array([0.3], np.float32)
+    gx, = gradient_check.numerical_grad(lambda: (np.sin(x.astype(np.float64)),), (x,),
+                                        (1.0,), eps=1e-2, detect_nondifferentiable=True)
+    assert gx.dtype == np.float32
+    np.testing.assert_allclose(gx, np.cos(0.3), rtol=1e-6)
+    with pytest.raises(AssertionError, match='eps'):
+        gradient_check.numerical_grad(lambda: (x,), (x,), (1.0,), eps=0)
+    with pytest.raises(RuntimeError, match='floating-point'):
+        gradient_check.numerical_grad(lambda: (x,), (np.zeros(1, np.int32),), (1.0,))
+
+
+def test_check_backward_no_grads_input_that_receives_a_gradient_is_an_error():
+    with pytest.raises(RuntimeError, match='no_grads'):
+        gradient_check.check_backward(lambda x, y: x + y, (np.ones(1), np.ones(1)),
+                                      np.ones(1), no_grads=[True, True])
