@@ -21,6 +21,9 @@ from chainlet.backend import get_device, using_device  # noqa: F401
 from chainlet._backprop import backward, grad  # noqa: F401
 from chainlet._config import config, global_config  # noqa: F401
 from chainlet._config import force_backprop_mode, no_backprop_mode, using_config  # noqa: F401
+from chainlet._config import get_dtype, mixed16  # noqa: F401
+from chainlet.backend import get_array_types, get_cpu_array_types  # noqa: F401
+from chainlet.backend import is_arrays_compatible  # noqa: F401
 from chainlet.function import Function, FunctionAdapter  # noqa: F401
 from chainlet.function_node import FunctionNode  # noqa: F401
 from chainlet.link import Chain, ChainList, Link, Sequential  # noqa: F401
@@ -61,11 +64,14 @@ _LAZY = {
     'distributed': 'chainlet.distributed',
     'backends': 'chainlet.backends',
     'cuda': 'chainlet.cuda',
+    'configuration': 'chainlet.configuration',
 }
 
 
 # Names Chainer exposes at the top level, also loaded on first use.
 _LAZY_ATTRS = {
+    'should_use_cudnn': 'chainlet.backends.cuda',
+    'should_use_cudnn_tensor_core': 'chainlet.backends.cuda',
     'Reporter': 'chainlet.reporter', 'report': 'chainlet.reporter',
     'report_scope': 'chainlet.reporter', 'get_current_reporter': 'chainlet.reporter',
     'Summary': 'chainlet.reporter', 'DictSummary': 'chainlet.reporter',

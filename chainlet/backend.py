@@ -171,12 +171,99 @@ def gpu_available() -> bool:
 
 
 def copyto(dst: Any, src: Any) -> None:
-    """Copy ``src`` into ``dst`` across array modules (NumPy and CuPy)."""
+    """Copy the elements of ``src`` into the array ``dst``, across devices if needed.
+
+    Args:
+        dst: A NumPy or CuPy array.
+        src: A NumPy or CuPy array (or a scalar, for a NumPy ``dst``).
+
+    Raises:
+        TypeError: ``dst`` or ``src`` is not an array.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import backend
+        >>> dst = np.zeros(2)
+        >>> backend.copyto(dst, np.ones(2)); dst
+        array([1., 1.])
+    """
     if isinstance(dst, numpy.ndarray):
-        numpy.copyto(dst, to_cpu(src))
-    else:
+        if not (is_array(src) or isinstance(src, (bool, int, float, complex, numpy.generic))):
+            raise TypeError(f'copyto: cannot copy from {type(src).__name__}; expected a numpy '
+                            f'or cupy ndarray')
+        numpy.copyto(dst, src.get() if is_cupy_array(src) else src)
+    elif is_cupy_array(dst):
         cupy = import_cupy()
-        dst.set(src) if isinstance(src, numpy.ndarray) else cupy.copyto(dst, src)
+        if isinstance(src, (numpy.ndarray, numpy.generic)):
+            src = numpy.asarray(src)
+            if dst.flags.c_contiguous or dst.flags.f_contiguous:
+                dst.set(src)
+            else:
+                with dst.device:
+                    cupy.copyto(dst, cupy.asarray(src))
+        elif isinstance(src, cupy.ndarray):
+            cupy.copyto(dst, src)
+        else:
+            raise TypeError(f'copyto: cannot copy from {type(src).__name__}; expected a numpy '
+                            f'or cupy ndarray')
+    else:
+        raise TypeError(f'copyto: cannot copy to {type(dst).__name__}; expected a numpy or '
+                        f'cupy ndarray')
+
+
+def get_array_types() -> tuple:
+    """The array types chainlet computes on: ``numpy.ndarray``, and ``cupy.ndarray`` once CuPy
+    has been imported (Chainer's ``chainer.get_array_types``)."""
+    cupy = _cupy_if_loaded()
+    return (numpy.ndarray,) if cupy is None else (numpy.ndarray, cupy.ndarray)
+
+
+def get_cpu_array_types() -> tuple:
+    """The array types that live in host memory: ``(numpy.ndarray,)``."""
+    return (numpy.ndarray,)
+
+
+def is_arrays_compatible(arrays: Any) -> bool:
+    """True when the arrays (``None`` ignored) are all host arrays or all CuPy arrays."""
+    arrays = [a for a in arrays if a is not None]
+    if not arrays:
+        return True
+    if is_cupy_array(arrays[0]):
+        cupy_ndarray = _cupy_if_loaded().ndarray  # type: ignore[union-attr]
+        return all(isinstance(a, cupy_ndarray) for a in arrays)
+    return all(isinstance(a, numpy.ndarray) for a in arrays)
+
+
+def _convert_arrays(array: Any, func: Any) -> Any:
+    """Apply ``func`` to an array, or to each item of a list/tuple (``None`` kept; an object
+    seen twice is converted once), as Chainer's helper of the same name."""
+    if isinstance(array, (list, tuple)):
+        done: dict[int, Any] = {}
+        out = []
+        for a in array:
+            if a is None:
+                out.append(None)
+                continue
+            key = id(a)
+            if key not in done:
+                done[key] = func(a)
+            out.append(done[key])
+        return type(array)(out)
+    return func(array)
+
+
+def _contains_nan(x: Any) -> bool:
+    """True when the float or complex array ``x`` holds a NaN."""
+    if x.dtype.kind not in 'fc':
+        return False
+    return bool(get_array_module(x).isnan(x).any())
+
+
+def _guess_device_from_array_module(xp: ModuleType) -> Any:
+    """The likely device of an array module: the current GPU for CuPy, else the CPU."""
+    if xp is not numpy and xp is _cupy_if_loaded():
+        return GpuDevice(xp.cuda.Device().id)
+    return CpuDevice()
 
 
 def parse_device_spec(device: Any) -> int:
@@ -192,7 +279,7 @@ def parse_device_spec(device: Any) -> int:
         return -1
     if isinstance(device, (int, numpy.integer)):
         return int(device) if device >= 0 else -1
-    if hasattr(device, 'device_id'):  # a chainlet Device
+    if hasattr(device, 'device_id'):  # a chainlet Device, or cuda.DummyDevice (the CPU)
         return device.device_id
     if device is numpy:
         return -1
@@ -210,10 +297,26 @@ def parse_device_spec(device: Any) -> int:
                 return int(spec[len(prefix):])
         if spec in ('@cupy', 'cuda', 'gpu'):
             return 0
-    raise ValueError(f'device: expected "@numpy", -1, "@cupy:N", "cuda:N" or an int, '
-                     f'got {device!r}')
+        raise ValueError(f'device: expected "@numpy", -1, "@cupy:N", "cuda:N" or an int, '
+                         f'got {device!r}')
+    raise TypeError(f'device: expected a device spec such as "@numpy", -1, "@cupy:N" or a '
+                    f'Device, got {type(device).__name__}')
 
 
 # Devices live in their own module to keep this one short; they are public here, as in Chainer.
 from chainlet._devices import (  # noqa: E402,F401
     CpuDevice, Device, GpuDevice, get_device, get_device_from_array, using_device)
+
+# Chainer's names for the backends chainlet does not have; loaded on first use so that the core
+# never imports chainlet.backends.
+_LAZY = {'Intel64Device': 'chainlet.backends.intel64',
+         'ChainerxDevice': 'chainlet.backends._chainerx',
+         'to_chx': 'chainlet.backends._chainerx', 'from_chx': 'chainlet.backends._chainerx'}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f'module chainlet.backend has no attribute {name!r}')
+    import importlib
+    return getattr(importlib.import_module(module), name)

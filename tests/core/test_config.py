@@ -1,5 +1,7 @@
+import io
 import threading
 
+import numpy as np
 import pytest
 
 import chainlet
@@ -94,6 +96,129 @@ def test_user_keys_and_unknown_key_error():
         chainlet.config.nonexistent_key
 
 
-def test_show_lists_entries():
-    assert 'enable_backprop' in chainlet.config.show()
-    assert 'train' in _config.global_config.show()
+def test_show_lists_entries(capsys):
+    out = io.StringIO()
+    chainlet.config.show(out)
+    assert 'enable_backprop' in out.getvalue()
+    _config.global_config.show()
+    assert 'train ' in capsys.readouterr().out
+
+
+# -- Chainer's configuration module --
+
+def test_configuration_module_is_the_same_objects():
+    from chainlet import configuration
+    assert configuration.config is chainlet.config
+    assert configuration.global_config is chainlet.global_config
+    assert configuration.using_config is chainlet.using_config
+    assert isinstance(chainlet.config, configuration.LocalConfig)
+    assert isinstance(chainlet.global_config, configuration.GlobalConfig)
+
+
+@pytest.fixture
+def local_pair():
+    g = _config.GlobalConfig()
+    c = _config.LocalConfig(g)
+    g.x, g.y = 'global x', 'global y'
+    c.y, c.z = 'local y', 'local z'
+    return g, c
+
+
+def test_local_config_over_a_custom_global(local_pair):
+    g, c = local_pair
+    assert (c.x, c.y, c.z) == ('global x', 'local y', 'local z')
+    assert not hasattr(c, 'w')
+    del c.y
+    assert c.y == 'global y'
+    with pytest.raises(AttributeError):
+        del c.x  # never set in this thread
+    assert g.train is None and c.train is None  # a fresh global knows Chainer's keys
+    with chainlet.using_config('x', 'tmp', c):
+        assert c.x == 'tmp' and g.x == 'global x'
+    assert c.x == 'global x' and 'x' not in vars(c)
+
+
+def test_local_config_threads_over_a_custom_global(local_pair):
+    g, c = local_pair
+
+    def other():
+        c.y = 'local y2'
+        g.x = 'global x2'
+        g.z = 'global z2'
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert (c.y, c.x, c.z, g.z) == ('local y', 'global x2', 'local z', 'global z2')
+
+
+def test_show_format_is_chainers(local_pair):
+    g, c = local_pair
+    c.abc = 1
+    out = io.StringIO()
+    c.show(out)
+    assert out.getvalue() == 'abc 1\nx   global x\ny   local y\nz   local z\n'
+    g.abc = 1
+    out = io.StringIO()
+    g.show(out)
+    assert out.getvalue() == 'abc 1\nx   global x\ny   global y\n'
+    out = io.StringIO()
+    _config.GlobalConfig().show(out)
+    assert out.getvalue() == ''
+
+
+def test_chainer_keys_and_defaults():
+    expected = {'debug': False, 'cudnn_deterministic': False, 'warn_nondeterministic': False,
+                'enable_backprop': True, 'keep_graph_on_report': False, 'train': True,
+                'type_check': True, 'use_cudnn': 'auto', 'use_cudnn_tensor_core': 'auto',
+                'autotune': False, 'schedule_func': None, 'use_static_graph': True,
+                'use_ideep': 'never', 'lazy_grad_sum': False,
+                'cudnn_fast_batch_normalization': False, 'in_recomputing': False,
+                '_will_recompute': False, 'compute_mode': None}
+    for key, value in expected.items():
+        assert getattr(chainlet.config, key) == value, key
+    assert chainlet.config.dtype == np.float32 and isinstance(chainlet.config.dtype, np.dtype)
+
+
+def test_get_dtype_and_mixed16():
+    assert chainlet.get_dtype() == np.float32
+    assert chainlet.get_dtype(np.float64) == np.dtype(np.float64)
+    assert chainlet.get_dtype('f2') == np.float16
+    assert repr(chainlet.mixed16) == "dtype('mixed16')"
+    assert np.dtype(chainlet.mixed16) == np.float16
+    with chainlet.using_config('dtype', chainlet.mixed16):
+        assert chainlet.get_dtype() == np.float16
+        assert chainlet.get_dtype(map_mixed16=np.float32) == np.float32
+        assert chainlet.get_dtype(np.float64, map_mixed16=np.float32) == np.float64
+    with chainlet.using_config('dtype', np.float64):
+        assert chainlet.get_dtype(map_mixed16=np.float32) == np.float64
+    import pickle
+    assert pickle.loads(pickle.dumps(chainlet.mixed16)) is chainlet.mixed16
+
+
+def _defaults_in_subprocess(env: dict) -> str:
+    import os
+    import subprocess
+    import sys
+    code = ('import chainlet; c = chainlet.config; '
+            'print(c.dtype, c.debug, c.type_check, c.use_cudnn, c.lazy_grad_sum)')
+    full = {k: v for k, v in os.environ.items()
+            if not k.startswith(('CHAINER_', 'CHAINLET_'))}
+    full.update(env)
+    run = subprocess.run([sys.executable, '-c', code], env=full, capture_output=True, text=True)
+    return run.stdout.strip() or run.stderr.strip().splitlines()[-1]
+
+
+def test_environment_variables():
+    assert _defaults_in_subprocess({}) == 'float32 False True auto False'
+    assert _defaults_in_subprocess({'CHAINER_DTYPE': 'float64', 'CHAINER_DEBUG': '1',
+                                    'CHAINER_LAZY_GRAD_SUM': '1'}) == \
+        'float64 True True auto True'
+    # chainlet's own name wins over Chainer's
+    assert _defaults_in_subprocess({'CHAINLET_DTYPE': 'float16', 'CHAINER_DTYPE': 'float64',
+                                    'CHAINLET_TYPE_CHECK': '0',
+                                    'CHAINER_USE_CUDNN': 'never'}) == \
+        'float16 False False never False'
+    assert _defaults_in_subprocess({'CHAINLET_DTYPE': 'mixed16'}).startswith("dtype('mixed16')")
+    assert 'CHAINER_DTYPE: expected float16' in _defaults_in_subprocess(
+        {'CHAINER_DTYPE': 'int32'})
+    assert 'CHAINLET_DEBUG: expected 0 or 1' in _defaults_in_subprocess({'CHAINLET_DEBUG': 'yes'})
