@@ -10,12 +10,13 @@ Example:
     array([0., 0.], dtype=float32)
 """
 from chainlet.functions.math._exports import *  # noqa: F401,F403
-from chainlet.functions.activation import *  # noqa: F401,F403
+from chainlet.functions.activation._exports import *  # noqa: F401,F403
 from chainlet.functions.array._exports import *  # noqa: F401,F403
 from chainlet.functions.connection._exports import *  # noqa: F401,F403
 from chainlet.functions.pooling import *  # noqa: F401,F403
-from chainlet.functions.normalization import *  # noqa: F401,F403
-from chainlet.functions.noise import *  # noqa: F401,F403
-from chainlet.functions.loss import *  # noqa: F401,F403
+from chainlet.functions.normalization._exports import *  # noqa: F401,F403
+from chainlet.functions.noise._exports import *  # noqa: F401,F403
+from chainlet.functions.loss._exports import *  # noqa: F401,F403
 from chainlet.functions.evaluation._exports import *  # noqa: F401,F403
-from chainlet.functions.rnn import *  # noqa: F401,F403
+from chainlet.functions.rnn._exports import *  # noqa: F401,F403
+from chainlet.functions.util._exports import *  # noqa: F401,F403

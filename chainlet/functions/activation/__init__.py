@@ -1,18 +1,25 @@
-"""Activation functions."""
-from chainlet.functions.activation.sigmoid import sigmoid  # noqa: F401
-from chainlet.functions.activation.tanh import tanh  # noqa: F401
-from chainlet.functions.activation.log_softmax import log_softmax  # noqa: F401
-from chainlet.functions.activation.softmax import softmax  # noqa: F401
-from chainlet.functions.activation.relu import relu  # noqa: F401
-from chainlet.functions.activation.leaky_relu import leaky_relu  # noqa: F401
-from chainlet.functions.activation.elu import elu  # noqa: F401
-from chainlet.functions.activation.selu import selu  # noqa: F401
-from chainlet.functions.activation.celu import celu  # noqa: F401
-from chainlet.functions.activation.gelu import gelu  # noqa: F401
-from chainlet.functions.activation.swish import silu, swish  # noqa: F401
-from chainlet.functions.activation.softplus import softplus  # noqa: F401
-from chainlet.functions.activation.hard_sigmoid import hard_sigmoid  # noqa: F401
-from chainlet.functions.activation.clipped_relu import clipped_relu  # noqa: F401
-from chainlet.functions.activation.relu6 import relu6  # noqa: F401
-from chainlet.functions.activation.prelu import prelu  # noqa: F401
-from chainlet.functions.activation.maxout import maxout  # noqa: F401
+"""Activation functions.
+
+As in Chainer, the attributes of this package are its modules: ``chainlet.functions.activation.X``
+is the module that defines the function ``X`` and its FunctionNode classes. The functions are
+re-exported by :mod:`chainlet.functions` (from ``_exports``).
+"""
+from chainlet.functions.activation import celu  # noqa: F401
+from chainlet.functions.activation import clipped_relu  # noqa: F401
+from chainlet.functions.activation import crelu  # noqa: F401
+from chainlet.functions.activation import elu  # noqa: F401
+from chainlet.functions.activation import gelu  # noqa: F401
+from chainlet.functions.activation import hard_sigmoid  # noqa: F401
+from chainlet.functions.activation import leaky_relu  # noqa: F401
+from chainlet.functions.activation import log_softmax  # noqa: F401
+from chainlet.functions.activation import maxout  # noqa: F401
+from chainlet.functions.activation import prelu  # noqa: F401
+from chainlet.functions.activation import relu  # noqa: F401
+from chainlet.functions.activation import relu6  # noqa: F401
+from chainlet.functions.activation import rrelu  # noqa: F401
+from chainlet.functions.activation import selu  # noqa: F401
+from chainlet.functions.activation import sigmoid  # noqa: F401
+from chainlet.functions.activation import softmax  # noqa: F401
+from chainlet.functions.activation import softplus  # noqa: F401
+from chainlet.functions.activation import swish  # noqa: F401
+from chainlet.functions.activation import tanh  # noqa: F401

@@ -1,12 +1,20 @@
-"""Loss functions."""
-from chainlet.functions.loss.contrastive import contrastive  # noqa: F401
-from chainlet.functions.loss.ctc import connectionist_temporal_classification  # noqa: F401
-from chainlet.functions.loss.hinge import hinge  # noqa: F401
-from chainlet.functions.loss.huber_loss import huber_loss  # noqa: F401
-from chainlet.functions.loss.mean_absolute_error import mean_absolute_error  # noqa: F401
-from chainlet.functions.loss.mean_squared_error import mean_squared_error  # noqa: F401
-from chainlet.functions.loss.sigmoid_cross_entropy import sigmoid_cross_entropy  # noqa: F401
-from chainlet.functions.loss.softmax_cross_entropy import softmax_cross_entropy  # noqa: F401
-from chainlet.functions.loss.triplet import triplet  # noqa: F401
-from chainlet.functions.loss.vae import (  # noqa: F401
-    bernoulli_nll, gaussian_kl_divergence, gaussian_nll)
+"""Loss functions.
+
+As in Chainer, the attributes of this package are its modules: ``chainlet.functions.loss.X``
+is the module that defines the function ``X`` and its FunctionNode classes. The functions are
+re-exported by :mod:`chainlet.functions` (from ``_exports``).
+"""
+from chainlet.functions.loss import contrastive  # noqa: F401
+from chainlet.functions.loss import crf1d  # noqa: F401
+from chainlet.functions.loss import cross_covariance  # noqa: F401
+from chainlet.functions.loss import ctc  # noqa: F401
+from chainlet.functions.loss import decov  # noqa: F401
+from chainlet.functions.loss import discriminative_loss  # noqa: F401
+from chainlet.functions.loss import hinge  # noqa: F401
+from chainlet.functions.loss import huber_loss  # noqa: F401
+from chainlet.functions.loss import mean_absolute_error  # noqa: F401
+from chainlet.functions.loss import mean_squared_error  # noqa: F401
+from chainlet.functions.loss import sigmoid_cross_entropy  # noqa: F401
+from chainlet.functions.loss import softmax_cross_entropy  # noqa: F401
+from chainlet.functions.loss import triplet  # noqa: F401
+from chainlet.functions.loss import vae  # noqa: F401

@@ -6,7 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
-from chainlet.functions.loss._common import check_reduce, data_of
+from chainlet.functions.loss._common import UnknownOptionError, check_reduce, data_of
 from chainlet.variable import Variable
 
 _FUNC = 'hinge'
@@ -83,6 +83,7 @@ def hinge(x: Any, t: Any, norm: str = 'L1', reduce: str = 'mean') -> Variable:
                [1.2, 0. ]])
     """
     if norm not in ('L1', 'L2'):
-        raise ValueError(f"{_FUNC}: argument norm: expected 'L1' or 'L2', got {norm!r}")
+        raise UnknownOptionError(f"{_FUNC}: argument norm: expected 'L1' or 'L2', "
+                                 f"got {norm!r}")
     check_reduce(_FUNC, reduce, ('mean', 'no'))
     return Hinge(norm, reduce).apply((x, data_of(t)))[0]

@@ -12,7 +12,8 @@ from chainlet.function_node import FunctionNode
 from chainlet.functions import _cuda_kernels
 from chainlet.functions.activation.log_softmax import log_softmax, log_softmax_array
 from chainlet.functions.activation.softmax import SoftmaxGrad, softmax
-from chainlet.functions.loss._common import check_reduce, data_of, reduction_dtype
+from chainlet.functions.loss._common import (
+    ArgumentValueError, check_reduce, data_of, reduction_dtype)
 from chainlet.variable import Variable
 
 _FUNC = 'softmax_cross_entropy'
@@ -57,7 +58,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         self.class_weight = class_weight
         self.ignore_label = ignore_label
         self.reduce = reduce
-        self._y = None
+        self.y = None
         self._t = None
         self._coeff = None
 
@@ -83,7 +84,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         self._t = t
         log_y = log_softmax_array(x, 1)
         if self.cache_score:
-            self._y = xp.exp(log_y)
+            self.y = xp.exp(log_y)
         valid = t != self.ignore_label
         t_safe = xp.where(valid, t, 0)
         log_p = xp.take_along_axis(log_y, _expand_class_axis(t_safe), axis=1)
@@ -118,7 +119,7 @@ class SoftmaxCrossEntropy(FunctionNode):
             self.class_weight = _gpu_class_weight(self.class_weight, x)
         log_y = _cuda_kernels.log_softmax(x, 1)
         if self.cache_score:
-            self._y = xp.exp(log_y)
+            self.y = xp.exp(log_y)
         loss = _cuda_kernels.softmax_cross_entropy_loss(
             t, log_y, _gpu_class_weight(self.class_weight, x), n_class, _rest_size(x),
             self.ignore_label)
@@ -133,7 +134,7 @@ class SoftmaxCrossEntropy(FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()
         grad = SoftmaxCrossEntropyGrad(self)
-        self._y = None
+        self.y = None
         return grad.apply((x, grad_outputs[0]))[0], None
 
 
@@ -141,7 +142,7 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
     """``gx = (softmax(x) - onehot(t)) * w[t] * gloss * coeff``, itself differentiable."""
 
     def __init__(self, parent: SoftmaxCrossEntropy) -> None:
-        self._y = parent._y
+        self.y = parent.y
         self._t = parent._t
         self.class_weight = parent.class_weight
         self.ignore_label = parent.ignore_label
@@ -166,9 +167,9 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
         xp = backend.get_array_module(x)
         if x.size == 0:
             return xp.zeros_like(x),
-        if self._y is not None:
-            gx = self._y.copy()
-            self._y = None
+        if self.y is not None:
+            gx = self.y.copy()
+            self.y = None
         else:
             gx = xp.exp(log_softmax_array(x, 1))
         w, t_safe = self._weight(x)
@@ -186,8 +187,8 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
         xp = backend.get_array_module(x)
         if x.size == 0:
             return xp.zeros_like(x),
-        y = self._y if self._y is not None else xp.exp(_cuda_kernels.log_softmax(x, 1))
-        self._y = None
+        y = self.y if self.y is not None else xp.exp(_cuda_kernels.log_softmax(x, 1))
+        self.y = None
         acc = _cuda_kernels.acc_dtype(x.dtype)
         coeff = xp.ones(1, acc) if self._coeff is None else self._coeff.astype(acc).reshape(1)
         return _cuda_kernels.softmax_cross_entropy_grad(
@@ -281,9 +282,13 @@ def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True, cache_score: b
                          f"'kl-divergence', got {soft_target_loss!r}")
     if class_weight is not None:
         if isinstance(class_weight, Variable):
-            raise TypeError(f'{_FUNC}: argument class_weight: expected an ndarray, got a '
-                            f'Variable (class weights are constants)')
-        type_check.argument(_FUNC, 'class_weight', class_weight, kind='f', ndim=1)
+            raise ArgumentValueError('an ndarray', 'Variable',
+                                     f'{_FUNC}: argument class_weight: expected an ndarray, '
+                                     f'got a Variable (class weights are constants)')
+        try:
+            type_check.argument(_FUNC, 'class_weight', class_weight, kind='f', ndim=1)
+        except type_check.InvalidType as e:
+            raise ArgumentValueError(e.expect, e.actual, str(e)) from None
     t_data = data_of(t)
     if not hasattr(t_data, 'dtype'):
         raise TypeError(f'{_FUNC}: argument t: expected an ndarray or Variable, got '

@@ -7,7 +7,7 @@ written with chainlet functions, so the layer can be differentiated twice.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy
 

@@ -1,8 +1,13 @@
-"""Normalization functions."""
-from chainlet.functions.normalization.batch_normalization import (  # noqa: F401
-    batch_normalization, fixed_batch_normalization)
-from chainlet.functions.normalization.group_normalization import group_normalization  # noqa: F401
-from chainlet.functions.normalization.l2_normalization import normalize  # noqa: F401
-from chainlet.functions.normalization.layer_normalization import layer_normalization  # noqa: F401
-from chainlet.functions.normalization.local_response_normalization import (  # noqa: F401
-    local_response_normalization)
+"""Normalization functions.
+
+As in Chainer, the attributes of this package are its modules:
+``chainlet.functions.normalization.X`` is the module that defines the function ``X`` and its
+FunctionNode classes. The functions are
+re-exported by :mod:`chainlet.functions` (from ``_exports``).
+"""
+from chainlet.functions.normalization import batch_normalization  # noqa: F401
+from chainlet.functions.normalization import decorrelated_batch_normalization  # noqa: F401
+from chainlet.functions.normalization import group_normalization  # noqa: F401
+from chainlet.functions.normalization import l2_normalization  # noqa: F401
+from chainlet.functions.normalization import layer_normalization  # noqa: F401
+from chainlet.functions.normalization import local_response_normalization  # noqa: F401

@@ -35,8 +35,8 @@ class TreeLSTM(FunctionNode):
     def _check_arrays(self, in_data):
         if len(in_data) < 2:
             raise type_check.InvalidType(
-                f'tree_lstm: expected at least 2 inputs (c_1, ..., c_N, x), got {len(in_data)}',
-                '>= 2', str(len(in_data)))
+                '>= 2', str(len(in_data)),
+                f'tree_lstm: expected at least 2 inputs (c_1, ..., c_N, x), got {len(in_data)}')
         cs, x = in_data[:-1], in_data[-1]
         type_check.argument('tree_lstm', 'x', x, kind='f', min_ndim=2)
         n = len(cs)
@@ -63,7 +63,7 @@ class TreeLSTM(FunctionNode):
         inputs = self.get_retained_inputs()
         cs, x = inputs[:-1], inputs[-1]
         a, i, o, *fs = _blocks(x, 3 + len(cs))
-        A, In, O = tanh(a), sigmoid(i), sigmoid(o)
+        A, In, Og = tanh(a), sigmoid(i), sigmoid(o)
         Fs = [sigmoid(f) for f in fs]
         c = A * In
         for F_, cp in zip(Fs, cs):
@@ -72,13 +72,13 @@ class TreeLSTM(FunctionNode):
         gc, gh = grad_outputs
         g = gc
         if gh is not None:
-            g_h = gh * O * (1 - T * T)
+            g_h = gh * Og * (1 - T * T)
             g = g_h if g is None else g + g_h
         xp = backend.get_array_module(x.array)
         zeros = xp.zeros(cs[0].shape, x.dtype)
         if g is None:
             g = zeros
-        go = zeros if gh is None else gh * T * O * (1 - O)
+        go = zeros if gh is None else gh * T * Og * (1 - Og)
         blocks = [g * In * (1 - A * A), g * A * In * (1 - In), go]
         blocks += [g * cp * F_ * (1 - F_) for F_, cp in zip(Fs, cs)]
         gx = reshape(stack(blocks, axis=1), x.shape)
