@@ -67,6 +67,13 @@ def _stride_array(array: Any, shape: Sequence[int], strides: Sequence[int],
             array is not contiguous.
         TypeError: ``array`` is neither a NumPy nor a CuPy array.
     """
+    if isinstance(array, numpy.ndarray):
+        root = _root(array)
+        nbytes = root.nbytes
+    elif backend.is_array(array):
+        nbytes = array.data.mem.size
+    else:
+        raise TypeError(f'as_strided: expected a NumPy or CuPy array, got {type(array).__name__}')
     shape = tuple(int(n) for n in shape)
     strides = tuple(int(s) for s in strides)
     itemsize = array.itemsize
@@ -75,13 +82,6 @@ def _stride_array(array: Any, shape: Sequence[int], strides: Sequence[int],
         raise ValueError(f'as_strided: the view starts {-extent[0]} elements before the buffer '
                          f'(shape {shape}, strides {strides}, offset {storage_offset})')
     byte_strides = tuple(s * itemsize for s in strides)
-    if isinstance(array, numpy.ndarray):
-        root = _root(array)
-        nbytes = root.nbytes
-    elif backend.is_array(array):
-        nbytes = array.data.mem.size
-    else:
-        raise TypeError(f'as_strided: expected a NumPy or CuPy array, got {type(array).__name__}')
     if extent is not None and (extent[1] + 1) * itemsize > nbytes:
         raise ValueError(f'as_strided: the view ends past the buffer of {nbytes // itemsize} '
                          f'elements (shape {shape}, strides {strides}, offset {storage_offset})')
