@@ -106,17 +106,21 @@ class CooMatMul(FunctionNode):
         sp_row, sp_col: Row and column indices of ``A``'s entries, ``(ldnz,)`` or
             ``(nb, ldnz)``; negative entries are padding.
         sp_shape: ``(m, k)``, the shape of one matrix ``A`` before ``transa``.
+        sp_order: The ``order`` of the :class:`~chainlet.utils.CooMatrix` (``'C'``, ``'F'``
+            or ``'other'``); accepted for Chainer's signature, the products do not need it.
         transa, transb: Transpose ``A`` / ``B`` first.
         transc: Return ``C^T``.
         dtype: Output dtype (default: the promotion of the two inputs' dtypes).
     """
 
-    def __init__(self, sp_row: Any, sp_col: Any, sp_shape: tuple, transa: bool = False,
-                 transb: bool = False, transc: bool = False, dtype: Any = None) -> None:
+    def __init__(self, sp_row: Any, sp_col: Any, sp_shape: tuple, sp_order: str = 'other',
+                 transa: bool = False, transb: bool = False, transc: bool = False,
+                 dtype: Any = None) -> None:
         _check_indices('CooMatMul', sp_row, sp_col, sp_shape)
         self.sp_row = sp_row
         self.sp_col = sp_col
         self.sp_shape = tuple(sp_shape)
+        self.sp_order = sp_order
         self.transa = transa
         self.transb = transb
         self.transc = transc
@@ -162,14 +166,14 @@ class CooMatMul(FunctionNode):
     def backward(self, indexes, grad_outputs):
         sp, dn = self.get_retained_inputs()
         gc, = grad_outputs
+        index = (self.sp_row, self.sp_col, self.sp_shape, self.sp_order)
         ret = []
         if 0 in indexes:
-            ret.append(CooMatMulGradSP(self.sp_row, self.sp_col, self.sp_shape, self.transc,
-                                       not self.transb, self.transa,
+            ret.append(CooMatMulGradSP(*index, self.transc, not self.transb, self.transa,
                                        dtype=sp.dtype).apply((gc, dn))[0])
         if 1 in indexes:
-            ret.append(CooMatMul(self.sp_row, self.sp_col, self.sp_shape, not self.transa,
-                                 self.transc, self.transb, dtype=dn.dtype).apply((sp, gc))[0])
+            ret.append(CooMatMul(*index, not self.transa, self.transc, self.transb,
+                                 dtype=dn.dtype).apply((sp, gc))[0])
         return tuple(ret)
 
 
@@ -179,12 +183,14 @@ class CooMatMulGradSP(FunctionNode):
     Arguments as for :class:`CooMatMul`; ``sp_shape`` is the shape of the sparse result.
     """
 
-    def __init__(self, sp_row: Any, sp_col: Any, sp_shape: tuple, transa: bool = False,
-                 transb: bool = False, transc: bool = False, dtype: Any = None) -> None:
+    def __init__(self, sp_row: Any, sp_col: Any, sp_shape: tuple, sp_order: str = 'other',
+                 transa: bool = False, transb: bool = False, transc: bool = False,
+                 dtype: Any = None) -> None:
         _check_indices('CooMatMulGradSP', sp_row, sp_col, sp_shape)
         self.sp_row = sp_row
         self.sp_col = sp_col
         self.sp_shape = tuple(sp_shape)
+        self.sp_order = sp_order
         self.transa = transa
         self.transb = transb
         self.transc = transc
@@ -222,14 +228,13 @@ class CooMatMulGradSP(FunctionNode):
     def backward(self, indexes, grad_outputs):
         a, b = self.get_retained_inputs()
         g_sp, = grad_outputs
+        index = (self.sp_row, self.sp_col, self.sp_shape, self.sp_order)
         ret = []
         if 0 in indexes:
-            ret.append(CooMatMul(self.sp_row, self.sp_col, self.sp_shape, self.transc,
-                                 not self.transb, self.transa,
+            ret.append(CooMatMul(*index, self.transc, not self.transb, self.transa,
                                  dtype=a.dtype).apply((g_sp, b))[0])
         if 1 in indexes:
-            ret.append(CooMatMul(self.sp_row, self.sp_col, self.sp_shape, not self.transc,
-                                 self.transa, not self.transb,
+            ret.append(CooMatMul(*index, not self.transc, self.transa, not self.transb,
                                  dtype=b.dtype).apply((g_sp, a))[0])
         return tuple(ret)
 
@@ -274,11 +279,12 @@ def sparse_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False,
                [1., 2.]])
     """
     if _is_coo(a) and not _is_coo(b):
-        return CooMatMul(a.row, a.col, a.shape, transa=transa, transb=transb, transc=False,
-                         dtype=dtype).apply((a.data, b))[0]
+        return CooMatMul(a.row, a.col, a.shape, getattr(a, 'order', 'other'), transa=transa,
+                         transb=transb, transc=False, dtype=dtype).apply((a.data, b))[0]
     if _is_coo(b) and not _is_coo(a):
         # a b = (b^T a^T)^T: the sparse operand goes first, every flag flips.
-        return CooMatMul(b.row, b.col, b.shape, transa=not transb, transb=not transa,
-                         transc=True, dtype=dtype).apply((b.data, a))[0]
+        return CooMatMul(b.row, b.col, b.shape, getattr(b, 'order', 'other'),
+                         transa=not transb, transb=not transa, transc=True,
+                         dtype=dtype).apply((b.data, a))[0]
     raise ValueError(f'sparse_matmul: exactly one operand must be a CooMatrix, got '
                      f'{type(a).__name__} and {type(b).__name__}')

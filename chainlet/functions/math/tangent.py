@@ -12,6 +12,10 @@ from chainlet.variable import Variable
 class Tan(FunctionNode):
     """``y = tan(x)``; ``dy/dx = 1 + y^2``, so the output is retained."""
 
+    @property
+    def label(self) -> str:
+        return 'tan'
+
     def _check_arrays(self, in_data):
         type_check.float_input('tan', 'x', in_data[0])
 

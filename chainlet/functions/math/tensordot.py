@@ -24,9 +24,13 @@ def _normalize_axes(axes: Axes, a_ndim: int, b_ndim: int) -> tuple:
             raise ValueError(f'tensordot: argument axes: expected an int in [0, '
                              f'{min(a_ndim, b_ndim)}] (the smaller ndim), got {axes}')
         return tuple(range(a_ndim - k, a_ndim)), tuple(range(k))
-    if not isinstance(axes, (tuple, list)) or len(axes) != 2:
+    if not isinstance(axes, (tuple, list)):
         raise TypeError(f'tensordot: argument axes: expected an int or a pair of sequences of '
                         f'ints, got {axes!r}')
+    if len(axes) != 2:
+        # A sequence of the wrong length is a wrong value (ValueError), as in Chainer.
+        raise ValueError(f'tensordot: argument axes: expected a pair of sequences of ints, got '
+                         f'{axes!r}')
     pair = []
     for name, ax, ndim in (('a', axes[0], a_ndim), ('b', axes[1], b_ndim)):
         ax = (ax,) if isinstance(ax, numbers.Integral) else tuple(ax)
@@ -67,10 +71,10 @@ class TensorDot(FunctionNode):
         type_check.float_input('tensordot', 'b', b)
         for i, j in zip(self.a_axes, self.b_axes):
             if a.shape[i] != b.shape[j]:
-                raise type_check.InvalidType(
-                    '', '',
-                    f'tensordot: arguments a and b: summed axes differ in length: axis {i} of '
-                    f'a (shape {a.shape}) and axis {j} of b (shape {b.shape})')
+                # ValueError as in Chainer, whose forward checks the paired lengths.
+                raise ValueError(f'tensordot: arguments a and b: summed axes differ in length: '
+                                 f'axis {i} of a (shape {a.shape}) and axis {j} of b (shape '
+                                 f'{b.shape})')
 
     def forward(self, inputs):
         a, b = inputs

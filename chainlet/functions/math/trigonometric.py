@@ -6,11 +6,16 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions.math.tangent import Tan, tan  # noqa: F401  (Chainer's module has them)
 from chainlet.variable import Variable
 
 
 class Sin(FunctionNode):
     """``y = sin(x)``."""
+
+    @property
+    def label(self) -> str:
+        return 'sin'
 
     def _check_arrays(self, in_data):
         type_check.float_input('sin', 'x', in_data[0])
@@ -26,6 +31,10 @@ class Sin(FunctionNode):
 
 class Cos(FunctionNode):
     """``y = cos(x)``."""
+
+    @property
+    def label(self) -> str:
+        return 'cos'
 
     def _check_arrays(self, in_data):
         type_check.float_input('cos', 'x', in_data[0])

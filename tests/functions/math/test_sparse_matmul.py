@@ -52,7 +52,8 @@ def test_gradients_to_second_order(batch, transa, transb, transc):
     c_shape = lead + ((n, m) if transc else (m, n))
 
     def f(data, dense):
-        return CooMatMul(sp.row, sp.col, sp.shape, transa, transb, transc).apply((data, dense))
+        return CooMatMul(sp.row, sp.col, sp.shape, sp.order, transa, transb,
+                         transc).apply((data, dense))
 
     gc = np.random.uniform(-1, 1, c_shape)
     gradient_check.check_backward(f, (sp.data.array, b), gc)

@@ -37,7 +37,7 @@ def test_bad_axes():
     a, b = np.ones((2, 3)), np.ones((3, 4))
     with pytest.raises(ValueError, match=r'tensordot: argument axes: expected an int in \[0, 2'):
         F.tensordot(a, b, axes=3)
-    with pytest.raises(TypeError, match='tensordot: arguments a and b: summed axes differ'):
+    with pytest.raises(ValueError, match='tensordot: arguments a and b: summed axes differ'):
         F.tensordot(a, b, axes=([0], [0]))
     with pytest.raises(ValueError, match='tensordot: argument axes: expected as many axes'):
         F.tensordot(a, b, axes=([1], [0, 1]))
@@ -45,6 +45,8 @@ def test_bad_axes():
         F.tensordot(a, b, axes=([5], [0]))
     with pytest.raises(TypeError, match='tensordot: argument axes: expected an int or a pair'):
         F.tensordot(a, b, axes='ij')
+    with pytest.raises(ValueError, match='tensordot: argument axes: expected a pair'):
+        F.tensordot(a, b, axes=())
     with pytest.raises(TypeError, match='tensordot: argument b: expected a floating-point'):
         F.tensordot(a, b.astype(np.int32), axes=1)
 

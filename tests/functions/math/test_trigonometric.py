@@ -107,3 +107,8 @@ def test_tan_gradient_is_one_plus_square():
     y.grad = np.ones(2)
     y.backward()
     np.testing.assert_allclose(x.grad, 1 / np.cos(x.array) ** 2)
+
+
+def test_labels_are_the_function_names():
+    from chainlet.functions.math import trigonometric as t
+    assert (t.Sin().label, t.Cos().label, t.Tan().label) == ('sin', 'cos', 'tan')
