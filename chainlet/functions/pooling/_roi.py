@@ -17,9 +17,10 @@ Average pooling and average align sum their samples, a linear map of ``x`` that 
 two small dense matrices per RoI, ``y_r = My_r @ x[b_r] @ Mx_r.T`` (:class:`ROISeparable`, with
 its adjoint :class:`ROISeparableT`). Max pooling and max align keep, per output element, the
 sample with the largest value; that element is then a fixed weighted sum of at most four
-input cells, recorded as flat positions and weights (:class:`ROIGather`, adjoint
-:class:`ROIScatter`). Each pair's nodes are each other's gradients, so every RoI function can
-be differentiated any number of times.
+input cells, recorded as the index of the winning sample (:class:`SampleMap`); the gradient
+node :class:`ROIScatter` and its adjoint :class:`ROIGather` rebuild the cells from it. Each
+pair's nodes are each other's gradients, so every RoI function can be differentiated any
+number of times.
 """
 from __future__ import annotations
 
@@ -193,27 +194,22 @@ def align_table(start: numpy.ndarray, size: numpy.ndarray, out: int, ratio: Opti
 def max_samples(x: Any, roi_index: numpy.ndarray, rows: AxisTable, cols: AxisTable) -> tuple:
     """Largest sample of every bin, and the linear map that reads it back from ``x``.
 
-    Returns ``(y, pos, weight)``: ``y`` ``(R, C, outh, outw)`` (``-inf`` where a bin has no
-    sample larger than ``-inf``), and for every output element the flat positions in ``x``
-    (``(R, C, outh, outw, K)``, ``-1``: none) and weights of the cells its largest sample
-    reads. Samples are visited in ``(g, g2)`` order and only a strictly larger one replaces
-    the best so far, so the first maximum wins and NaN never does (as in Chainer's kernels).
-    One sample position (and bilinear neighbour) is gathered for all RoIs, bins and channels
-    at a time, from a channels-last copy of ``x`` so that every read is a contiguous run of
-    channels.
+    Returns ``(y, map)``: ``y`` ``(R, C, outh, outw)`` (``-inf`` where a bin has no sample
+    larger than ``-inf``) and a :class:`SampleMap` of the winning samples. Samples are visited
+    in ``(g, g2)`` order and only a strictly larger one replaces the best so far, so the first
+    maximum wins and NaN never does (as in Chainer's kernels). One sample position (and
+    bilinear neighbour) is gathered for all RoIs, bins and channels at a time, from a
+    channels-last copy of ``x`` so that every read is a contiguous run of channels.
     """
     xp = backend.get_array_module(x)
-    _, c, h, w = x.shape
+    c = x.shape[1]
+    table = SampleMap(x.shape, roi_index, rows, cols, x.dtype, xp)
     r, outh, gh, a = rows.index.shape
     outw, gw, b = cols.index.shape[1:]
     xt = xp.ascontiguousarray(x.transpose(0, 2, 3, 1))
     y = xp.full((r, outh, outw, c), -numpy.inf, x.dtype)
     best = xp.full((r, outh, outw, c), -1, numpy.int32)
-    batch = xp.asarray(roi_index).reshape(r, 1, 1)
-    row_i, col_i = xp.asarray(rows.index), xp.asarray(cols.index)
-    row_w = xp.asarray(rows.weight.astype(x.dtype))
-    col_w = xp.asarray(cols.weight.astype(x.dtype))
-    row_ok, col_ok = xp.asarray(rows.valid), xp.asarray(cols.valid)
+    batch = table.batch.reshape(r, 1, 1)
     zero = xp.zeros((), x.dtype)
     # A zero-weight neighbour must not be read at all (0 * inf is NaN): only when x holds
     # non-finite values does that cost a masked product.
@@ -222,43 +218,68 @@ def max_samples(x: Any, roi_index: numpy.ndarray, rows: AxisTable, cols: AxisTab
         for g2 in range(gw):
             val = None
             for ia in range(a):
-                ri = row_i[:, :, g, ia].reshape(r, outh, 1)
+                ri = table.row_i[:, :, g, ia].reshape(r, outh, 1)
                 for ib in range(b):
-                    term = xt[batch, ri, col_i[:, :, g2, ib].reshape(r, 1, outw)]
+                    term = xt[batch, ri, table.col_i[:, :, g2, ib].reshape(r, 1, outw)]
                     if a * b > 1:  # (r, outh, outw, C) times its bilinear weight
-                        wt = (row_w[:, :, g, ia].reshape(r, outh, 1) *
-                              col_w[:, :, g2, ib].reshape(r, 1, outw))[..., None]
+                        wt = (table.row_w[:, :, g, ia].reshape(r, outh, 1) *
+                              table.col_w[:, :, g2, ib].reshape(r, 1, outw))[..., None]
                         term = wt * term if finite else xp.where(wt != 0, wt * term, zero)
                     val = term if val is None else val + term
-            ok = (row_ok[:, :, g, None] & col_ok[:, None, :, g2])[..., None]
+            ok = (table.row_ok[:, :, g, None] & table.col_ok[:, None, :, g2])[..., None]
             better = ok & (val > y)
             y = xp.where(better, val, y)
             best = xp.where(better, numpy.int32(g * gw + g2), best)
-    y = xp.ascontiguousarray(y.transpose(0, 3, 1, 2))
-    best = best.transpose(0, 3, 1, 2)  # (R, C, outh, outw)
-    found = best >= 0
-    best = xp.maximum(best, 0)
-    g_row, g_col = best // gw, best % gw
-    ridx = xp.asarray(numpy.arange(r)).reshape(r, 1, 1, 1)
-    prow = xp.asarray(numpy.arange(outh)).reshape(1, 1, outh, 1)
-    pcol = xp.asarray(numpy.arange(outw)).reshape(1, 1, 1, outw)
-    sel_ri, sel_rw = row_i[ridx, prow, g_row], row_w[ridx, prow, g_row]  # (R, C, outh, outw, a)
-    sel_ci, sel_cw = col_i[ridx, pcol, g_col], col_w[ridx, pcol, g_col]
-    chan = xp.asarray(numpy.arange(c)).reshape(1, c, 1, 1, 1, 1)
-    img = xp.asarray(roi_index).reshape(r, 1, 1, 1, 1, 1)
-    pos = ((img * c + chan) * h + sel_ri[..., :, None]) * w + sel_ci[..., None, :]
-    weight = sel_rw[..., :, None] * sel_cw[..., None, :]
-    weight = xp.where(found[..., None, None], weight, zero)
-    pos = xp.where(weight != 0, pos, -1)
-    k = a * b
-    return y, pos.reshape(pos.shape[:4] + (k,)), weight.reshape(weight.shape[:4] + (k,))
+    table.best = xp.ascontiguousarray(best.transpose(0, 3, 1, 2))  # (R, C, outh, outw)
+    return xp.ascontiguousarray(y.transpose(0, 3, 1, 2)), table
+
+
+class SampleMap:
+    """The linear map ``x -> y`` of the winning samples: one int32 per output element.
+
+    ``best`` (``(R, C, outh, outw)``, ``-1``: no sample) says which sample of its bin each
+    output took; with the small row and column tables that fixes the (at most ``A * B``)
+    cells it reads and their weights, which :meth:`corners` produces one neighbour at a time,
+    so no array larger than the output is ever kept.
+    """
+
+    def __init__(self, x_shape: tuple, roi_index: numpy.ndarray, rows: AxisTable,
+                 cols: AxisTable, dtype: Any, xp: Any) -> None:
+        self.x_shape = tuple(x_shape)
+        self.batch = xp.asarray(roi_index)
+        self.row_i, self.col_i = xp.asarray(rows.index), xp.asarray(cols.index)
+        self.row_w = xp.asarray(rows.weight.astype(dtype))
+        self.col_w = xp.asarray(cols.weight.astype(dtype))
+        self.row_ok, self.col_ok = xp.asarray(rows.valid), xp.asarray(cols.valid)
+        self.best = None
+
+    def corners(self, xp: Any) -> Any:
+        """``(pos, weight)`` per neighbour: flat positions in ``x`` and weights (0: none)."""
+        _, c, h, w = self.x_shape
+        r, outh, gh, a = self.row_i.shape
+        outw, gw, b = self.col_i.shape[1:]
+        found = self.best >= 0
+        best = xp.maximum(self.best, 0)
+        g_row, g_col = best // gw, best % gw
+        ridx = xp.arange(r).reshape(r, 1, 1, 1)
+        prow = xp.arange(outh).reshape(1, 1, outh, 1)
+        pcol = xp.arange(outw).reshape(1, 1, 1, outw)
+        base = (self.batch.reshape(r, 1, 1, 1) * c + xp.arange(c).reshape(1, c, 1, 1)) * h
+        for ia in range(a):
+            row = self.row_i[ridx, prow, g_row, ia]  # (R, C, outh, outw)
+            row_w = self.row_w[ridx, prow, g_row, ia]
+            for ib in range(b):
+                weight = row_w * self.col_w[ridx, pcol, g_col, ib]
+                weight = xp.where(found & (weight != 0), weight, 0)
+                yield (base + row) * w + self.col_i[ridx, pcol, g_col, ib], weight
 
 
 class ROIGather(FunctionNode):
-    """``y[e] = sum_k weight[e, k] * x.flat[pos[e, k]]`` (``pos < 0``: no term)."""
+    """``y[e] = sum_k weight_k[e] * x.flat[pos_k[e]]`` over the corners of a :class:`SampleMap`.
+    """
 
-    def __init__(self, pos: Any, weight: Any, x_shape: tuple, label: str = 'ROIGather') -> None:
-        self.pos, self.weight, self.x_shape = pos, weight, tuple(x_shape)
+    def __init__(self, table: SampleMap, label: str = 'ROIGather') -> None:
+        self.table = table
         self._label = label
 
     @property
@@ -269,22 +290,22 @@ class ROIGather(FunctionNode):
         x, = inputs
         xp = backend.get_array_module(x)
         flat = x.reshape(-1)
+        y = xp.zeros(self.table.best.shape, x.dtype)
         if flat.size == 0:
-            return xp.zeros(self.pos.shape[:-1], x.dtype),
-        v = flat[xp.maximum(self.pos, 0)]
-        w = self.weight.astype(x.dtype, copy=False)
-        return xp.where(self.pos >= 0, v * w, 0).sum(axis=-1).astype(x.dtype, copy=False),
+            return y,
+        for pos, weight in self.table.corners(xp):
+            y += xp.where(weight != 0, flat[pos] * weight.astype(x.dtype, copy=False), 0)
+        return y,
 
     def backward(self, indexes, grad_outputs):
-        return ROIScatter(self.pos, self.weight, self.x_shape).apply(grad_outputs)
+        return ROIScatter(self.table).apply(grad_outputs)
 
 
 class ROIScatter(FunctionNode):
-    """Adjoint of :class:`ROIGather`: ``gx.flat[pos[e, k]] += weight[e, k] * gy[e]``."""
+    """Adjoint of :class:`ROIGather`: ``gx.flat[pos_k[e]] += weight_k[e] * gy[e]``."""
 
-    def __init__(self, pos: Any, weight: Any, x_shape: tuple,
-                 label: str = 'ROIScatter') -> None:
-        self.pos, self.weight, self.x_shape = pos, weight, tuple(x_shape)
+    def __init__(self, table: SampleMap, label: str = 'ROIScatter') -> None:
+        self.table = table
         self._label = label
 
     @property
@@ -294,16 +315,19 @@ class ROIScatter(FunctionNode):
     def forward(self, inputs):
         gy, = inputs
         xp = backend.get_array_module(gy)
-        size = int(numpy.prod(self.x_shape))
-        keep = self.pos >= 0
-        contrib = (gy[..., None] * self.weight.astype(gy.dtype, copy=False))
-        # bincount sums in float64 whatever the dtype: exact enough for float16 too.
-        gx = xp.bincount(self.pos[keep].ravel(), weights=contrib[keep].ravel(),
-                         minlength=size)
-        return gx[:size].astype(gy.dtype).reshape(self.x_shape),
+        size = int(numpy.prod(self.table.x_shape))
+        gx = None
+        zero = xp.zeros((), gy.dtype)
+        for pos, weight in self.table.corners(xp):
+            # Every position is inside x (unused ones carry weight 0), so no compaction is
+            # needed; bincount sums in float64, exact enough for float16 too.
+            contrib = xp.where(weight != 0, gy * weight.astype(gy.dtype, copy=False), zero)
+            part = xp.bincount(pos.ravel(), weights=contrib.ravel(), minlength=size)
+            gx = part if gx is None else gx + part
+        return gx[:size].astype(gy.dtype).reshape(self.table.x_shape),
 
     def backward(self, indexes, grad_outputs):
-        return ROIGather(self.pos, self.weight, self.x_shape).apply(grad_outputs)
+        return ROIGather(self.table).apply(grad_outputs)
 
 
 # -- separable sums ----------------------------------------------------------------------------
@@ -412,16 +436,14 @@ class ROIMaxBase(FunctionNode):
         xp = backend.get_array_module(x)
         rois, roi_index = split_boxes(self._func, inputs, self._with_indices, x.shape[0])
         rows, cols = self._tables(x.shape, rois)
-        y, pos, weight = max_samples(x, roi_index, rows, cols)
+        y, self._map = max_samples(x, roi_index, rows, cols)
         if self._empty_value != -numpy.inf:
             empty = ~(rows.valid.any(-1)[:, None, :, None] & cols.valid.any(-1)[:, None, None])
             y = xp.where(xp.asarray(empty), xp.asarray(self._empty_value, x.dtype), y)
-        self._map = pos, weight, x.shape
         return y,
 
     def backward(self, indexes, grad_outputs):
-        pos, weight, x_shape = self._map
-        gx, = ROIScatter(pos, weight, x_shape, f'{type(self).__name__}Grad').apply(grad_outputs)
+        gx, = ROIScatter(self._map, f'{type(self).__name__}Grad').apply(grad_outputs)
         return (gx,) + (None,) * (len(self.inputs) - 1)
 
 
@@ -462,7 +484,7 @@ def split_boxes(func: str, inputs: tuple, with_indices: bool, batch: int) -> tup
 
 
 __all__ = ['AxisTable', 'ROIAverageBase', 'ROIGather', 'ROIMaxBase', 'ROIScatter', 'ROISeparable',
-           'ROISeparableT',
+           'ROISeparableT', 'SampleMap',
            'align_table', 'check_batch_indices', 'check_inputs', 'host', 'max_samples',
            'parse_outsize', 'parse_sampling_ratio', 'parse_scale', 'pixel_table',
            'pooling_bins', 'split_boxes']
