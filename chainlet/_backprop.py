@@ -376,10 +376,8 @@ def backward(outputs: Any, grad_outputs: Any = None, *,
 
 
 def _check_variables(arg: Any, name: str) -> list:
-    if isinstance(arg, Variable):
-        return [arg]
     if not isinstance(arg, (list, tuple)):
-        raise TypeError(f'grad: {name} must be a Variable or a list/tuple of Variables, '
+        raise TypeError(f'grad: {name} must be a list or tuple of Variables, '
                         f'got {type(arg).__name__}')
     for i, v in enumerate(arg):
         if not isinstance(v, Variable):
@@ -390,8 +388,6 @@ def _check_variables(arg: Any, name: str) -> list:
 def _check_grad_list(grads: Any, refs: list, name: str, ref_name: str) -> list:
     if grads is None:
         return [None] * len(refs)
-    if isinstance(grads, Variable) or backend.is_array(grads):
-        grads = [grads]
     if not isinstance(grads, (list, tuple)):
         raise TypeError(f'grad: {name} must be a list or tuple, got {type(grads).__name__}')
     if len(grads) != len(refs):
@@ -422,8 +418,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
     """Gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
 
     Args:
-        outputs: Variable or list of Variables to differentiate.
-        inputs: Variable or list of Variables to differentiate with respect to.
+        outputs: List or tuple of Variables to differentiate.
+        inputs: List or tuple of Variables to differentiate with respect to.
         grad_outputs: Initial gradients of the outputs (``None`` entries: ones of the output's
             shape).
         grad_inputs: Initial gradients of the inputs, added to what reaches them (and passed

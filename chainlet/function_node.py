@@ -34,6 +34,7 @@ Example:
 from __future__ import annotations
 
 import collections
+import copy
 import itertools
 import threading
 import traceback
@@ -209,8 +210,7 @@ class FunctionNode:
             A tuple of output :class:`Variable` objects.
         """
         if self._applied:
-            raise RuntimeError(f'{self.label}: a FunctionNode instance can be applied only once; '
-                               f'create a new instance for each call')
+            return self._fresh_copy().apply(inputs)
         self._applied = True
         # The thread's own settings, falling back to the global defaults (a dict read is
         # cheaper than the config object's descriptor on this hot path).
@@ -298,6 +298,22 @@ class FunctionNode:
                 kept.append(outputs[i])
             self._retained_output_data = tuple(kept)
         return tuple(ret)
+
+    def _fresh_copy(self) -> 'FunctionNode':
+        """A copy of this node, not yet applied, for a second ``apply`` of the same instance.
+
+        Chainer lets an instance be applied again and rewires it, so the first graph's backward
+        would read the second call's inputs. Each application gets its own node here instead:
+        the hyper-parameters are shared, the graph state is not.
+        """
+        node = copy.copy(self)
+        for name in ('inputs', 'outputs', 'rank', '_order', 'stack', '_applied',
+                     '_input_indexes_to_retain', '_output_indexes_to_retain',
+                     '_retained_output_data'):
+            node.__dict__.pop(name, None)
+        if self._local_function_hooks is not None:
+            node._local_function_hooks = collections.OrderedDict(self._local_function_hooks)
+        return node
 
     def _device_of(self, inputs: Sequence[Any], in_data: tuple) -> Any:
         """The GPU of the inputs (``None`` on the CPU); raises on mixed array modules or GPUs.

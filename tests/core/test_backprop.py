@@ -286,8 +286,12 @@ def test_grad_validates_arguments():
     y = x * 2.0
     with pytest.raises(TypeError, match=r'grad: outputs\[0\] must be a Variable, got ndarray'):
         chainlet.grad([np.ones(1)], [x])
-    with pytest.raises(TypeError, match='grad: inputs must be a Variable or a list/tuple'):
+    with pytest.raises(TypeError, match='grad: inputs must be a list or tuple of Variables'):
         chainlet.grad([y], 'x')
+    with pytest.raises(TypeError, match='grad: outputs must be a list or tuple'):  # Chainer's rule
+        chainlet.grad(y, [x])
+    with pytest.raises(TypeError, match='grad: grad_outputs must be a list or tuple'):
+        chainlet.grad([y], [x], np.ones(2))
     with pytest.raises(ValueError, match='grad: grad_outputs has 2 entries but outputs has 1'):
         chainlet.grad([y], [x], grad_outputs=[np.ones(2), np.ones(2)])
     with pytest.raises(ValueError, match=r'grad: grad_outputs\[0\] has shape \(3,\), expected '

@@ -42,12 +42,17 @@ def test_apply_links_graph():
     assert y2.rank == 2 and y2.creator.rank == 1
 
 
-def test_apply_twice_raises():
+def test_apply_twice_gives_each_graph_its_own_node():
+    # Chainer allows it (and rewires the first graph); here the second call applies a copy.
     f = Square()
-    f.apply((np.ones(1),))
-    with pytest.raises(RuntimeError, match='Square: a FunctionNode instance can be applied only '
-                                           'once'):
-        f.apply((np.ones(1),))
+    a, b = Variable(np.array([2.0])), Variable(np.array([3.0]))
+    ya, = f.apply((a,))
+    yb, = f.apply((b,))
+    assert ya.creator is f and yb.creator is not f and type(yb.creator) is Square
+    ya.backward()
+    yb.backward()
+    assert a.grad.item() == 4.0 and b.grad.item() == 6.0
+    assert f.inputs[0] is a.node
 
 
 def test_outputs_are_weak_and_nothing_retained_by_default():
