@@ -10,9 +10,15 @@ from typing import Any, Optional, Sequence, Union
 
 from chainlet.functions.connection.convolution_nd import (ConvolutionND, ConvolutionNDGradW,
                                                           _apply)
+from chainlet.utils import argument
 from chainlet.variable import Variable
 
 IntOrPair = Union[int, Sequence[int]]
+
+# Chainer 2 removed the ``deterministic`` argument; Chainer 7 still answers it with this hint.
+_DETERMINISTIC = ("deterministic argument is not supported anymore. Use "
+                  "chainlet.using_config('cudnn_deterministic', value) context where value is "
+                  "either `True` or `False`.")
 
 
 class Convolution2DFunction(ConvolutionND):
@@ -30,7 +36,7 @@ class Convolution2DGradW(ConvolutionNDGradW):
 
 def convolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair = 1,
                    pad: IntOrPair = 0, cover_all: bool = False, *, dilate: IntOrPair = 1,
-                   groups: int = 1) -> Variable:
+                   groups: int = 1, **kwargs: Any) -> Variable:
     """Two-dimensional convolution (cross-correlation) of images, NCHW layout.
 
     ``y[n, o, i, j] = b[o] + sum_{c, u, v} W[o, c, u, v] x_pad[n, c', s_Y i + d_Y u,
@@ -58,8 +64,9 @@ def convolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair = 
     Raises:
         TypeError: Non-float inputs, ``x``/``W`` not 4-D, channel or bias mismatches, wrong
             kinds of hyper-parameters.
-        ValueError: Non-positive ``stride``/``dilate``/``groups``, negative ``pad``, or a
-            kernel larger than the padded input.
+        ValueError: Non-positive ``stride``/``dilate``/``groups``, negative ``pad``, a
+            kernel larger than the padded input, or the removed ``deterministic`` keyword
+            (use ``chainlet.using_config('cudnn_deterministic', ...)``).
 
     Example:
         >>> import numpy as np, chainlet.functions as F
@@ -71,5 +78,7 @@ def convolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair = 
         >>> F.convolution_2d(x, np.ones((8, 1, 3, 3), np.float32), pad=1).shape
         (1, 8, 4, 4)
     """
+    argument.check_unexpected_kwargs(kwargs, deterministic=_DETERMINISTIC)
+    argument.assert_kwargs_empty(kwargs)
     return _apply(Convolution2DFunction(stride, pad, cover_all, dilate=dilate, groups=groups),
                   x, W, b)

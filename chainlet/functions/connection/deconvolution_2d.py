@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
 
+from chainlet.functions.connection.convolution_2d import _DETERMINISTIC
 from chainlet.functions.connection.convolution_nd import _apply
 from chainlet.functions.connection.deconvolution_nd import DeconvolutionND
+from chainlet.utils import argument
 from chainlet.variable import Variable
 
 IntOrPair = Union[int, Sequence[int]]
@@ -25,7 +27,7 @@ class Deconvolution2DFunction(DeconvolutionND):
 
 def deconvolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair = 1,
                      pad: IntOrPair = 0, outsize: Optional[Sequence[int]] = None, *,
-                     dilate: IntOrPair = 1, groups: int = 1) -> Variable:
+                     dilate: IntOrPair = 1, groups: int = 1, **kwargs: Any) -> Variable:
     """Two-dimensional deconvolution (transposed convolution) of images, NCHW layout.
 
     The adjoint of :func:`convolution_2d` with the same filter (so ``W`` has its input
@@ -53,7 +55,8 @@ def deconvolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair 
 
     Raises:
         TypeError: Non-float inputs, wrong ranks, channel or bias mismatches.
-        ValueError: Bad hyper-parameters, or an ``outsize`` inconsistent with the input.
+        ValueError: Bad hyper-parameters, an ``outsize`` inconsistent with the input, or the
+            removed ``deterministic`` keyword (as in Chainer).
 
     Example:
         >>> import numpy as np, chainlet.functions as F
@@ -68,5 +71,7 @@ def deconvolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair 
         ...                    outsize=(4, 4)).shape
         (1, 5, 4, 4)
     """
+    argument.check_unexpected_kwargs(kwargs, deterministic=_DETERMINISTIC)
+    argument.assert_kwargs_empty(kwargs)
     return _apply(Deconvolution2DFunction(stride, pad, outsize, dilate=dilate, groups=groups),
                   x, W, b)

@@ -72,3 +72,14 @@ def test_select_item_rejects_negative_indices_in_debug_mode_only():
         with pytest.raises(ValueError,
                            match=r'select_item: argument t: expected values in \[0, 2\), got -1'):
             F.select_item(x, t)
+
+
+@pytest.mark.parametrize('func', [F.convolution_2d, F.deconvolution_2d])
+def test_removed_deterministic_keyword_gets_chainers_hint(func):
+    x = np.zeros((1, 1, 3, 3), np.float32)
+    W = np.zeros((1, 1, 2, 2), np.float32)
+    with pytest.raises(ValueError, match="using_config\\('cudnn_deterministic'"):
+        func(x, W, deterministic=True)
+    with pytest.raises(TypeError, match=rf"{func.__name__}\(\) got unexpected keyword "
+                                        r"argument\(s\) 'foo'"):
+        func(x, W, foo=1)
