@@ -23,7 +23,21 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from chainlet.backends import cuda
+
+def _build(klass: type, ndim: int) -> tuple:
+    return klass()._generate(ndim)
+
+
+_memo: list = []
+
+
+def _generate_memoized(klass: type, ndim: int) -> tuple:
+    """``klass()._generate(ndim)`` through ``chainlet.backends.cuda.memoize``."""
+    if not _memo:
+        # Imported on first use: functions/ loads nothing above the core at import time.
+        from chainlet.backends import cuda
+        _memo.append(cuda.memoize()(_build))
+    return _memo[0](klass, ndim)
 
 
 def _vars(prefix: str, n: int) -> list:
@@ -134,10 +148,9 @@ class PoolingNDKernelForward(_KernelBase):
         raise TypeError(f'{type(self).__name__} must define after()')
 
     @classmethod
-    @cuda.memoize()
     def generate(klass, ndim: int) -> tuple:
         """``(in_params, out_params, operation, name)`` of the kernel for ``ndim`` axes."""
-        return klass()._generate(ndim)
+        return _generate_memoized(klass, ndim)
 
     def _generate(self, ndim: int) -> tuple:
         self._setup(ndim)
@@ -178,10 +191,9 @@ class PoolingNDKernelBackward(_KernelBase):
         raise TypeError(f'{type(self).__name__} must define after()')
 
     @classmethod
-    @cuda.memoize()
     def generate(klass, ndim: int) -> tuple:
         """``(in_params, out_params, operation, name)`` of the kernel for ``ndim`` axes."""
-        return klass()._generate(ndim)
+        return _generate_memoized(klass, ndim)
 
     def _generate(self, ndim: int) -> tuple:
         self._setup(ndim)
