@@ -64,7 +64,8 @@ def make_decorator(test_case_generator: Generator
 
 def _generate_case(base: type, module: Any, cls_name: str, members: dict,
                    method_generator: Callable[[Any], Any]) -> _TestCaseTuple:
-    namespace = dict(members)
+    # The generated class belongs to the module it is published in (not to this one).
+    namespace = {'__module__': module.__name__, **members}
     for name, method in inspect.getmembers(
             base, predicate=lambda m: inspect.ismethod(m) or inspect.isfunction(m)):
         if name.startswith('test_'):
