@@ -54,10 +54,11 @@ class Sum(FunctionNode):
 
     def _check_arrays(self, in_data):
         type_check.float_input('sum', 'x', in_data[0])
-        self.axis = normalize_axis('sum', self.axis, in_data[0].ndim)
 
     def forward(self, inputs):
         x, = inputs
+        # Here rather than in the check, which config.type_check = False skips.
+        self.axis = normalize_axis('sum', self.axis, x.ndim)
         self._shape = x.shape
         xp = backend.get_array_module(x)
         return xp.sum(x, axis=self.axis, keepdims=self.keepdims),

@@ -106,3 +106,12 @@ def test_mean_and_average_errors_name_themselves(func):
 def test_list_axis_is_rejected_as_in_chainer(func):
     with pytest.raises(TypeError, match=f'{func.__name__}: argument axis: expected None, an int'):
         func(np.ones((2, 3)), axis=[0])
+
+
+def test_sum_gradient_without_type_checks():
+    x = chainlet.Variable(np.ones((2, 3)))
+    with chainlet.using_config('type_check', False):
+        y = F.sum(x, axis=0)
+        y.grad = np.ones(3)
+        y.backward()
+    np.testing.assert_array_equal(x.grad, np.ones((2, 3)))
