@@ -122,8 +122,8 @@ def cumprod(x: Any, axis: Optional[int] = None) -> Variable:
     Example:
         >>> import numpy as np, chainlet.functions as F
         >>> F.cumprod(np.array([[1.0, 2.0, 3.0], [4.0, 0.0, 5.0]]), axis=1).array
-        array([[ 1.,  2.,  6.],
-               [ 4.,  0.,  0.]])
+        array([[1., 2., 6.],
+               [4., 0., 0.]])
     """
     if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
         raise TypeError(f'cumprod: argument axis: expected None or an int, got {axis!r}')

@@ -36,7 +36,7 @@ def lgamma(x: Any) -> Variable:
 
     Example:
         >>> import numpy as np, chainlet.functions as F
-        >>> F.lgamma(np.array([1.0, 5.0])).array  # doctest: +SKIP
+        >>> F.lgamma(np.array([1.0, 5.0])).array
         array([0.        , 3.17805383])
     """
     return LGamma().apply((x,))[0]

@@ -44,7 +44,7 @@ def log_ndtr(x: Any) -> Variable:
 
     Example:
         >>> import numpy as np, chainlet.functions as F
-        >>> F.log_ndtr(np.array([-40.0, 0.0])).array  # doctest: +SKIP
-        array([-804.60844201,   -0.69314718])
+        >>> F.log_ndtr(np.array([-10.0, 0.0])).array
+        array([-53.23128515,  -0.69314718])
     """
     return LogNdtr().apply((x,))[0]
