@@ -32,6 +32,7 @@ from chainlet.parameter import Parameter  # noqa: F401
 from chainlet.variable import Variable, VariableNode, as_array, as_variable  # noqa: F401
 from chainlet import functions  # noqa: F401,E402
 from chainlet.functions.math import basic_math as _basic_math
+basic_math = _basic_math  # Chainer's public alias: chainer.basic_math is this module
 
 _basic_math.install_operators()
 
@@ -79,6 +80,9 @@ _LAZY_ATTRS = {
     'UpdateRule': 'chainlet.optimizer', 'Serializer': 'chainlet.serializers',
     'Deserializer': 'chainlet.serializers', 'FunctionHook': 'chainlet.function_hooks',
     'Initializer': 'chainlet.initializers',
+    'AbstractSerializer': 'chainlet.serializers._base',
+    'DeviceResident': 'chainlet.device_resident',
+    'print_runtime_info': 'chainlet._runtime_info',
 }
 
 
