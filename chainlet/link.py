@@ -735,6 +735,11 @@ class ChainList(Link, collections.abc.MutableSequence):
             children[i] = child
 
 
+class SequentialError(TypeError, ValueError):
+    """A value that cannot be a step of a :class:`Sequential` (a ``TypeError``, and a
+    ``ValueError`` as Chainer raises)."""
+
+
 class Sequential(ChainList):
     """Apply links and plain callables in order: ``Sequential(L.Linear(3), F.relu, ...)``.
 
@@ -763,8 +768,8 @@ class Sequential(ChainList):
     def insert(self, index: int, layer: Callable) -> None:
         """Add a step at ``index``."""
         if not callable(layer):
-            raise TypeError(f'Sequential: expected a Link or a callable, got '
-                            f'{type(layer).__name__}')
+            raise SequentialError(f'Sequential: expected a Link or a callable, got '
+                                  f'{type(layer).__name__}')
         self._layers.insert(index, layer)
         self._sync_children()
 
@@ -795,6 +800,8 @@ class Sequential(ChainList):
         self._sync_children()
 
     def forward(self, *x: Any) -> Any:
+        if not self._layers:
+            raise RuntimeError('Sequential does not have any layer.')
         for layer in self._layers:
             x = layer(*x) if isinstance(x, tuple) else layer(x)
         return x
@@ -806,8 +813,8 @@ class Sequential(ChainList):
 
     def __setitem__(self, index: int, layer: Callable) -> None:
         if not callable(layer):
-            raise TypeError(f'Sequential: expected a Link or a callable, got '
-                            f'{type(layer).__name__}')
+            raise SequentialError(f'Sequential: expected a Link or a callable, got '
+                                  f'{type(layer).__name__}')
         self._layers[index] = layer
         self._sync_children()
 
@@ -829,15 +836,30 @@ class Sequential(ChainList):
 
     def __add__(self, other: Any) -> 'Sequential':
         """A new Sequential with the steps of ``self`` then those of ``other`` (shared)."""
-        if not isinstance(other, Sequential):
-            return NotImplemented
+        self._check_sequential(other)
         return Sequential(*self._layers, *other._layers)
 
     def __iadd__(self, other: Any) -> 'Sequential':
-        if not isinstance(other, Sequential):
-            return NotImplemented
+        self._check_sequential(other)
         self.extend(other)
         return self
+
+    @staticmethod
+    def _check_sequential(other: Any) -> None:
+        if not isinstance(other, Sequential):
+            raise SequentialError(f'Sequential: + and += take another Sequential, got '
+                                  f'{type(other).__name__}')
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        if any(getattr(step, '__name__', None) == '<lambda>' for step in self._layers):
+            raise ValueError('Sequential: a lambda step cannot be pickled; use a function '
+                             'defined at module level or functools.partial')
+        return super().__reduce_ex__(protocol)
+
+    def __deepcopy__(self, memo: dict) -> 'Sequential':
+        # copy('copy') deep-copies; functions (lambdas too) are shared, so only pickling needs
+        # the check above.
+        return copy_module._reconstruct(self, memo, *super().__reduce_ex__(4))
 
     def extend(self, layers: Any) -> None:
         """Append every step of ``layers`` (a Sequential or an iterable of callables)."""
@@ -894,3 +916,13 @@ class Sequential(ChainList):
             lines.append(f'  ({i}): {body},'.replace('\n', '\n  '))
         lines.append(')')
         return '\n'.join(lines)
+
+    def __str__(self) -> str:
+        # Chainer's form: str() of each step, so functions show as <function relu at 0x...>.
+        if not self._layers:
+            return f'{type(self).__name__}()'
+        lines = []
+        for i, step in enumerate(self._layers):
+            for line in f'({i}): {step},'.splitlines():
+                lines.append(f'  {line}')
+        return f'{type(self).__name__}(\n' + '\n'.join(lines) + '\n)'
