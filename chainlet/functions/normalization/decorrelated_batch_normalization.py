@@ -43,10 +43,12 @@ def _from_groups(y: Any, shape: tuple) -> Any:
 
 def _eigh(xp: Any, a: Any) -> tuple:
     try:
-        return xp.linalg.eigh(a)
+        w, v = xp.linalg.eigh(a)
     except ValueError:  # an array module without batched eigh
         pairs = [xp.linalg.eigh(ai) for ai in a]
         return xp.stack([w for w, _ in pairs]), xp.stack([v for _, v in pairs])
+    # asarray: eigh returns a named tuple, whose members some CuPy stand-ins leave unwrapped.
+    return xp.asarray(w), xp.asarray(v)
 
 
 def _check_groups(func: str, x: Any, groups: int) -> None:

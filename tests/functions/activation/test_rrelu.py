@@ -20,7 +20,7 @@ class TestRReLU(PytestFunctionTestCase):
 
     def forward(self, inputs, device):
         with chainlet.using_config('train', self.train):
-            return F.rrelu(inputs[0], l=0.1, u=0.3, r=self.r.astype(inputs[0].dtype)),
+            return F.rrelu(inputs[0], l=0.1, u=0.3, r=device.send(self.r.astype(inputs[0].dtype))),
 
     def forward_expected(self, inputs):
         x, = inputs

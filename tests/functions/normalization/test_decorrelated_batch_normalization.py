@@ -82,7 +82,7 @@ class TestFixedDecorrelatedBatchNormalization(PytestFunctionTestCase):
 
     def forward(self, inputs, device):
         return F.fixed_decorrelated_batch_normalization(
-            inputs[0], self.mean, self.projection, groups=self.groups),
+            inputs[0], device.send(self.mean), device.send(self.projection), groups=self.groups),
 
     def forward_expected(self, inputs):
         x, = inputs
