@@ -390,8 +390,10 @@ class Link(DeviceResident):
         """Fill every gradient with zeros. Deprecated as in Chainer: use :meth:`cleargrads`."""
         warnings.warn('Link.zerograds is deprecated. Use Link.cleargrads instead.',
                       DeprecationWarning, stacklevel=2)
-        for param in self.params():
-            param.zerograd()
+        with warnings.catch_warnings():  # one warning per call, not one per parameter
+            warnings.simplefilter('ignore', DeprecationWarning)
+            for param in self.params():
+                param.zerograd()
 
     def addgrads(self, link: 'Link') -> None:
         """Add the gradients of ``link`` (same structure) to this link's gradients, even across
