@@ -496,6 +496,21 @@ def rfloordiv(x: Any, other: Any) -> Variable:
     return floordiv(other, x)
 
 
+def matmul(lhs: Any, rhs: Any) -> Variable:
+    """``lhs @ rhs`` for ``Variable.__matmul__``: a plain array next to a Variable is a constant
+    of the Variable's dtype, as for the other operators (:func:`chainlet.functions.matmul`
+    itself promotes two float dtypes)."""
+    from chainlet.functions.math.matmul import matmul as _matmul
+    rhs = _as_constant_of(lhs, rhs)
+    lhs = _as_constant_of(rhs, lhs)
+    return _matmul(lhs, rhs)
+
+
+def rmatmul(x: Any, other: Any) -> Variable:
+    """``other @ x``: the reflected :func:`matmul`, for ``Variable.__rmatmul__``."""
+    return matmul(other, x)
+
+
 def _reflect(op):
     def reflected(self, other):
         return op(other, self)

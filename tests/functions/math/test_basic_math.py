@@ -224,3 +224,11 @@ def test_floordiv_is_floor_of_the_quotient():
     x = chainlet.Variable(np.array([7.0, -7.0]))
     np.testing.assert_array_equal(floordiv(x, 2.0).array, [3.0, -4.0])
     np.testing.assert_array_equal(rfloordiv(x, 15.0).array, [2.0, -3.0])
+
+
+def test_matmul_operator_form_casts_a_constant_array():
+    from chainlet.functions.math.basic_math import matmul, rmatmul
+    x = chainlet.Variable(np.ones((2, 2), np.float32))
+    assert matmul(x, np.ones((2, 3))).dtype == np.float32
+    assert rmatmul(x, np.ones((3, 2))).shape == (3, 2)
+    assert rmatmul(x, np.ones((3, 2))).dtype == np.float32
