@@ -41,6 +41,8 @@ class GradientHardClipping:
         self.upper_bound = upper_bound
 
     def __call__(self, rule: Any, param: Any) -> None:
+        if param.array is None:  # uninitialized: there is no gradient to read yet
+            return
         g = param.grad
         if g is None:
             return

@@ -44,8 +44,11 @@ class GradientLARS:
         self.eps = eps
 
     def __call__(self, rule: Any, param: Any) -> None:
-        p, g = param.array, param.grad
-        if p is None or g is None:
+        p = param.array
+        if p is None:  # uninitialized: there is no gradient to read yet
+            return
+        g = param.grad
+        if g is None:
             return
         xp = backend.get_array_module(p)
         p_norm = xp.linalg.norm(p)

@@ -61,6 +61,8 @@ class GradientNoise:
         self.noise_func = noise_func
 
     def __call__(self, rule: Any, param: Any) -> None:
+        if param.array is None:  # uninitialized: there is no gradient to read yet
+            return
         g = param.grad
         if g is None:
             return

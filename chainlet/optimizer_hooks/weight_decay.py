@@ -41,7 +41,10 @@ class WeightDecay:
         self.rate = rate
 
     def __call__(self, rule: Any, param: Any) -> None:
-        p, g = param.array, param.grad
-        if p is None or g is None:
+        p = param.array
+        if p is None:  # uninitialized: there is no gradient to read yet
+            return
+        g = param.grad
+        if g is None:
             return
         g += float(self.rate) * p
