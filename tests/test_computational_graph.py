@@ -50,18 +50,20 @@ def test_known_graph_nodes_edges_and_dot():
     g = C.build_computational_graph([y])
     assert len(g.nodes) == 8 and len(g.edges) == 8
     assert sum(isinstance(n, VariableNode) for n in g.nodes) == 5
-    assert sorted(n.label for n in g.nodes if isinstance(n, FunctionNode)) == ['Add', 'Mul', 'Sum']
+    # Chainer's labels for the arithmetic nodes.
+    assert sorted(n.label for n in g.nodes if isinstance(n, FunctionNode)) == \
+        ['Sum', '_ * _', '_ + _']
     assert g.nodes[0] is y.node
     nodes, edges = parse_dot(g.dump())
     assert len(nodes) == 8 and len(edges) == 8
     labels = sorted(a['label'] for a in nodes.values())
-    assert labels == ['(), float32', '(2, 3), float32', '(2, 3), float32', 'Add', 'Mul', 'Sum',
-                      'w: (2, 3), float32', 'x: (2, 3), float32']
+    assert labels == ['(), float32', '(2, 3), float32', '(2, 3), float32', 'Sum', '_ * _',
+                      '_ + _', 'w: (2, 3), float32', 'x: (2, 3), float32']
     shapes = {a['label']: a['shape'] for a in nodes.values()}
-    assert shapes['Mul'] == 'box' and shapes['x: (2, 3), float32'] == 'oval'
+    assert shapes['_ * _'] == 'box' and shapes['x: (2, 3), float32'] == 'oval'
     by_label = {a['label']: n for n, a in nodes.items()}
-    assert (by_label['x: (2, 3), float32'], by_label['Mul']) in edges
-    assert (by_label['x: (2, 3), float32'], by_label['Add']) in edges
+    assert (by_label['x: (2, 3), float32'], by_label['_ * _']) in edges
+    assert (by_label['x: (2, 3), float32'], by_label['_ + _']) in edges
     assert (by_label['Sum'], by_label['(), float32']) in edges
 
 
@@ -70,9 +72,9 @@ def test_remove_variable_gives_function_edges():
     g = C.build_computational_graph([y], remove_variable=True)
     nodes, edges = parse_dot(g.dump())
     by_label = {a['label']: n for n, a in nodes.items()}
-    assert sorted(by_label) == ['Add', 'Mul', 'Sum']
-    assert sorted(edges) == sorted([(by_label['Mul'], by_label['Add']),
-                                    (by_label['Add'], by_label['Sum'])])
+    assert sorted(by_label) == ['Sum', '_ * _', '_ + _']
+    assert sorted(edges) == sorted([(by_label['_ * _'], by_label['_ + _']),
+                                    (by_label['_ + _'], by_label['Sum'])])
     assert len(g.nodes) == 8  # the graph itself still has the variables
 
 
@@ -111,11 +113,11 @@ def test_shared_inputs_multiple_outputs_and_dropped_handles():
     x = chainlet.Variable(np.ones(3, np.float32))
     h = F.tanh(x)
     y1 = F.exp(h)
-    y2 = h * h  # one edge from h to Mul, as in Chainer
+    y2 = h * h  # one edge from h to '_ * _', as in Chainer
     del h
     g = C.build_computational_graph([y1, y2.node])
     funcs = sorted(n.label for n in g.nodes if isinstance(n, FunctionNode))
-    assert funcs == ['Exp', 'Mul', 'Tanh']
+    assert funcs == ['Exp', 'Tanh', '_ * _']
     assert len(g.nodes) == 7 and len(g.edges) == 6
 
 
