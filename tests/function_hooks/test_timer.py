@@ -83,7 +83,8 @@ def test_print_report(unit):
     assert re.match(r'^\s*FunctionName\s+ElapsedTime\s+Occurrence\s+MeanTime\s+Forward\s+'
                     r'Backward$', lines[0])
     units = '(sec|ms|us|ns)'
-    row = re.compile(rf'^\s*(\w+)\s+[\d.]+{units}\s+(\d+)\s+[\d.]+{units}\s+[\d.]+{units}\s+'
+    # Labels may hold spaces (Chainer's arithmetic labels such as '_ * _').
+    row = re.compile(rf'^\s*(\S.*?)\s+[\d.]+{units}\s+(\d+)\s+[\d.]+{units}\s+[\d.]+{units}\s+'
                      rf'[\d.]+{units}$')
     rows = [row.match(line) for line in lines[1:-1]]
     assert all(rows), lines
