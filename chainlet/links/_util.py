@@ -48,7 +48,8 @@ def get_initializer(init: Any, default: Any, dtype: numpy.dtype,
 
     ``None`` selects ``default`` (a scalar or an Initializer); a scalar becomes ``Constant``; an
     array becomes ``Constant`` of a copy; an Initializer without a dtype is copied (the user's
-    object is not modified) and given ``dtype``; any other callable ``f(array)`` is wrapped.
+    object is not modified) and given ``dtype``, one with a dtype is used as it is (that
+    parameter then has the initializer's dtype); any other callable ``f(array)`` is wrapped.
     """
     if init is None:
         init = default
@@ -60,11 +61,9 @@ def get_initializer(init: Any, default: Any, dtype: numpy.dtype,
     if backend.is_array(init):
         return initializers.Constant(backend.to_cpu(init).copy(), dtype)
     if isinstance(init, initializers.Initializer):
-        own = init.dtype
-        if own is not None and numpy.dtype(own) != dtype:
-            raise ValueError(f'{owner}: argument {name}: the initializer has dtype '
-                             f'{numpy.dtype(own)}, the link uses {dtype}')
-        if own is None:
+        # An initializer that names its own dtype keeps it, as in Chainer: parameters of one
+        # link may differ (Linear with a float16 W and a float32 b computes in x's dtype).
+        if init.dtype is None:
             init = copy.copy(init)
             init.dtype = dtype
         return init
@@ -103,3 +102,8 @@ def as_tuple(owner: str, name: str, value: Any, ndim: int) -> tuple:
         return tuple(int(v) for v in value)
     raise TypeError(f'{owner}: argument {name}: expected an int or a sequence of {ndim} ints, '
                     f'got {value!r}')
+
+
+def as_array(value: Any) -> Any:
+    """The array held by ``value`` (a Variable or an array); ``None`` stays ``None``."""
+    return getattr(value, 'array', value)

@@ -56,7 +56,7 @@ def test_compute_accuracy_off_and_label_key():
         rtol=1e-6)
     named = L.Classifier(L.Linear(3, 4), label_key='t')
     assert named(x, t=t).shape == ()
-    with pytest.raises(ValueError, match="label_key 't'"):
+    with pytest.raises(ValueError, match="Label key 't'"):
         named(x, t)
     with pytest.raises(ValueError, match='out of range'):
         L.Classifier(L.Linear(3, 4), label_key=2)(x, t)

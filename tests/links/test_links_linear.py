@@ -52,9 +52,14 @@ def test_config_dtype_and_initializer_copy():
         layer = L.Linear(3, 2, initialW=init)
     assert layer.W.dtype == np.float64 and layer.b.dtype == np.float64
     assert init.dtype is None  # the user's initializer is left alone
-    with pytest.raises(ValueError, match='initial_bias: the initializer has dtype float32'):
-        L.Linear(3, 2, initialW=initializers.Normal(0.1, dtype=np.float16),
-                 initial_bias=initializers.Zero(np.float32))
+    # An initializer with its own dtype keeps it (Chainer): W float16, b float32.
+    layer = L.Linear(3, 2, initialW=initializers.Normal(0.1, dtype=np.float16),
+                     initial_bias=initializers.Zero(np.float32))
+    assert layer.W.dtype == np.float16 and layer.b.dtype == np.float32
+    y = layer(np.ones((4, 3), np.float32))
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(y.array, np.ones((4, 3)) @ layer.W.array.T.astype(np.float32),
+                               rtol=1e-3)
 
 
 def test_gradient_check_float64():
@@ -88,3 +93,19 @@ def test_repr_copy_and_device():
     assert shared.W.array is layer.W.array
     assert layer.to_device('@numpy') is layer
     assert layer(np.zeros((1, 3), np.float32)).shape == (1, 2)
+
+
+@pytest.mark.parametrize('nobias', [True, False])
+def test_from_params(nobias):
+    rng = np.random.RandomState(0)
+    W, b = rng.randn(3, 5).astype(np.float32), rng.randn(3).astype(np.float32)
+    layer = L.Linear.from_params(chainlet.Variable(W), b, nobias=nobias)
+    assert (layer.in_size, layer.out_size) == (5, 3)
+    np.testing.assert_array_equal(layer.W.array, W)
+    assert layer.W.array is not W
+    if nobias:
+        assert layer.b is None
+    else:
+        np.testing.assert_array_equal(layer.b.array, b)
+    with pytest.raises(ValueError, match='out_size'):
+        L.Linear.from_params(W, np.zeros(4, np.float32))

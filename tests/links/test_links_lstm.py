@@ -72,10 +72,12 @@ def test_shrinking_batch_and_set_state():
     np.testing.assert_allclose(y.array, h, rtol=1e-12)
     np.testing.assert_allclose(lstm.h.array, np.concatenate([h, h0[2:]]), rtol=1e-12)
     np.testing.assert_allclose(lstm.c.array, np.concatenate([c, c0[2:]]), rtol=1e-12)
-    with pytest.raises(ValueError, match='batch of at most 3'):
+    with pytest.raises(TypeError, match='batch of at most 3'):  # Chainer's error type
         lstm(rng.randn(4, 3))
     with pytest.raises(ValueError, match='set_state'):
-        lstm.set_state(np.zeros((2, 3)), np.zeros((2, 2)))
+        lstm.set_state(np.zeros((2, 3, 1)), np.zeros((2, 2)))
+    lstm.set_state(np.zeros((2, 5)), np.zeros((2, 5)))  # accepted as in Chainer; width unchecked
+    assert lstm.c.shape == (2, 5)
 
 
 def test_lazy_in_size_and_gradient_check():

@@ -122,3 +122,18 @@ def test_group_normalization():
     check_backward(gn, x, rng.randn(2, 4, 3), params=list(gn.params()), seed=0)
     with pytest.raises(ValueError, match='ndim >= 3'):
         gn(np.zeros((2, 4)))
+
+
+def test_batch_normalization_call_arguments():
+    bn = L.BatchNormalization(3)
+    x = np.ones((4, 3), np.float32)
+    with pytest.raises(ValueError, match='using_config'):
+        bn(x, test=True)  # Chainer v1's argument, answered with the hint
+    with pytest.raises(TypeError):
+        bn(x, True)  # finetune is keyword-only
+    with pytest.raises(TypeError, match='unknown_argument'):
+        bn(x, unknown_argument=1)
+    with pytest.raises(TypeError, match='size'):
+        L.BatchNormalization({})
+    bn(x, finetune=True)
+    assert bn.N == 1

@@ -82,3 +82,27 @@ def test_maxout():
     assert lazy(np.ones((1, 5), np.float32)).shape == (1, 2) and lazy.linear.W.shape == (4, 5)
     with pytest.raises(ValueError, match='initialW'):
         L.Maxout(4, 2, 3, initialW=np.zeros((6, 4)))
+
+
+def test_embed_id_without_ignore_label_attribute():
+    # An EmbedID pickled before ``ignore_label`` existed falls back to the class default.
+    embed = L.EmbedID(3, 4)
+    del embed.ignore_label
+    assert embed(np.arange(2, dtype=np.int32)).shape == (2, 4)
+
+
+def test_maxout_plain_callable_sees_piecewise_layout():
+    seen = []
+
+    def init_w(array):
+        seen.append(array.shape)
+        array[...] = np.arange(array.size).reshape(array.shape)
+
+    def init_b(array):
+        seen.append(array.shape)
+        array[...] = np.arange(3)  # one value per piece, broadcast over the outputs
+
+    layer = L.Maxout(2, 4, 3, initialW=init_w, initial_bias=init_b)
+    assert seen == [(4, 3, 2), (4, 3)]
+    np.testing.assert_array_equal(layer.linear.W.array, np.arange(24).reshape(12, 2))
+    np.testing.assert_array_equal(layer.linear.b.array, np.tile(np.arange(3), 4))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from chainlet import backend
+from chainlet import backend, initializers
 from chainlet.functions.activation.maxout import maxout
 from chainlet.link import Chain
 from chainlet.links import _util
@@ -23,7 +23,8 @@ class Maxout(Chain):
         out_size: Output size.
         pool_size: Number of pieces per output.
         initialW: Initializer of the weight; an array has shape ``(out_size, pool_size,
-            in_size)``. Default ``LeCunNormal``.
+            in_size)``, and a plain callable ``f(array)`` receives an array of that shape.
+            Default ``LeCunNormal``.
         initial_bias: Initializer of the bias (an array has shape ``(out_size, pool_size)``);
             default 0; ``None`` for no bias.
 
@@ -53,9 +54,30 @@ class Maxout(Chain):
                 raise ValueError(f'{name}: argument initial_bias: expected an array of shape '
                                  f'(out_size, pool_size), got {initial_bias.shape}')
             initial_bias = initial_bias.reshape(linear_out)
+        initialW = self._piecewise(initialW, self.out_size, self.pool_size, -1)
+        initial_bias = self._piecewise(initial_bias, self.out_size, self.pool_size)
         with self.init_scope():
             self.linear = Linear(in_size, linear_out, nobias=initial_bias is None,
                                  initialW=initialW, initial_bias=initial_bias)
+
+    @staticmethod
+    def _piecewise(init: Any, *shape: int) -> Any:
+        """A plain callable initializer sees the parameter in Maxout's layout.
+
+        ``f(array)`` is called on a view of shape ``(out_size, pool_size[, in_size])`` (as in
+        Chainer), so it can fill piece by piece; Initializer objects, scalars and arrays are
+        left as they are (they do not depend on the grouping, or were reshaped above).
+        """
+        if init is None or not callable(init) or isinstance(init, initializers.Initializer):
+            return init
+
+        def fill(array: Any) -> None:
+            view = array.reshape(shape)
+            init(view)
+            if view.base is None:  # reshape copied (a non-contiguous array): write back
+                array[...] = view.reshape(array.shape)
+
+        return fill
 
     def forward(self, x: Any) -> Variable:
         """Apply the layer to ``x`` of shape ``(batch, in_size)``."""

@@ -29,6 +29,9 @@ class EmbedID(Link):
                [0., 1.]])
     """
 
+    # A class default, so that an instance pickled before the attribute existed still works.
+    ignore_label: Optional[int] = None
+
     def __init__(self, in_size: int, out_size: int, initialW: Any = None,
                  ignore_label: Optional[int] = None) -> None:
         super().__init__()

@@ -69,6 +69,34 @@ class Linear(Link):
                 self.b = Parameter(_util.get_initializer(
                     initial_bias, 0, dtype, 'Linear', 'initial_bias'), (self.out_size,))
 
+    @classmethod
+    def from_params(cls, W: Any, b: Any = None, nobias: bool = False) -> 'Linear':
+        """A ``Linear`` whose parameters start as copies of ``W`` (and ``b``).
+
+        Args:
+            W: Weight array or Variable of shape ``(out_size, in_size)``.
+            b: Bias array or Variable of shape ``(out_size,)``, or ``None`` (bias 0).
+            nobias: Build the link without a bias.
+
+        Returns:
+            A new link; its sizes are read from ``W``.
+
+        Example:
+            >>> import numpy as np, chainlet.links as L
+            >>> L.Linear.from_params(np.ones((2, 3), np.float32))
+            Linear(in_size=3, out_size=2, nobias=False)
+        """
+        W = _util.as_array(W)
+        if W.ndim != 2:
+            raise ValueError(f'Linear.from_params: argument W: expected a 2-d array, got shape '
+                             f'{W.shape}')
+        out_size, in_size = W.shape
+        b = _util.as_array(b)
+        if b is not None and b.size != out_size:
+            raise ValueError(f'Linear.from_params: `out_size` does not match the size of `b`: '
+                             f'{out_size} != {b.size}')
+        return cls(in_size, out_size, nobias, initialW=W, initial_bias=b)
+
     def _initialize_params(self, in_size: int) -> None:
         self.in_size = in_size
         self.W.initialize((self.out_size, in_size))

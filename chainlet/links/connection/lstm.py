@@ -159,10 +159,12 @@ class LSTM(LSTMBase):
         """Set the cell state ``c`` and previous output ``h`` (Variables or arrays of shape
         ``(batch, out_size)``), moved to this link's device."""
         c, h = as_variable(c), as_variable(h)
+        # Only the rank is checked: as in Chainer, a state of another width is accepted here
+        # and fails in the next forward (code that parks foreign states relies on that).
         for name, v in (('c', c), ('h', h)):
-            if v.ndim != 2 or v.shape[1] != self.state_size:
+            if v.ndim != 2:
                 raise ValueError(f'LSTM.set_state: argument {name}: expected shape (batch, '
-                                 f'{self.state_size}), got {v.shape}')
+                                 f'units), got {v.shape}')
         self.c = c.to_device(self.device)
         self.h = h.to_device(self.device)
 
@@ -181,8 +183,9 @@ class LSTM(LSTMBase):
         if self.h is not None:
             h_size = self.h.shape[0]
             if batch > h_size:
-                raise ValueError(f'LSTM: argument x: expected a batch of at most {h_size} (the '
-                                 f'batch of the state h), got {batch}')
+                # TypeError, as Chainer: a batch that grows is a wrong input type for the cell
+                raise TypeError(f'LSTM: argument x: expected a batch of at most {h_size} (the '
+                                f'batch of the state h), got {batch}')
             if batch == 0:
                 h_rest = self.h
             elif batch < h_size:

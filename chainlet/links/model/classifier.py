@@ -52,7 +52,7 @@ class Classifier(Chain):
                  accfun: Callable[..., Variable] = accuracy,
                  label_key: Union[int, str] = -1) -> None:
         if isinstance(label_key, bool) or not isinstance(label_key, (int, str)):
-            raise TypeError(f'Classifier: argument label_key: expected an int or a str, got '
+            raise TypeError(f'Classifier: label_key must be int or str, but is '
                             f'{type(label_key).__name__}')
         super().__init__()
         self.lossfun = lossfun
@@ -73,14 +73,14 @@ class Classifier(Chain):
         from chainlet import reporter
         if isinstance(self.label_key, int):
             if not -len(args) <= self.label_key < len(args):
-                raise ValueError(f'Classifier: label_key {self.label_key} is out of range for '
+                raise ValueError(f'Classifier: Label key {self.label_key} is out of range for '
                                  f'{len(args)} positional arguments')
             t = args[self.label_key]
             index = self.label_key % len(args)
             args = args[:index] + args[index + 1:]
         else:
             if self.label_key not in kwargs:
-                raise ValueError(f'Classifier: label_key {self.label_key!r} is not among the '
+                raise ValueError(f'Classifier: Label key {self.label_key!r} is not among the '
                                  f'keyword arguments {sorted(kwargs)}')
             t = kwargs.pop(self.label_key)
         self.y = None

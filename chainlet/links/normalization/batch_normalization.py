@@ -12,6 +12,7 @@ from chainlet.functions.normalization.batch_normalization import (
 from chainlet.link import Link
 from chainlet.links import _util
 from chainlet.parameter import Parameter
+from chainlet.utils import argument
 from chainlet.variable import Variable
 
 
@@ -112,6 +113,9 @@ class BatchNormalization(Link):
                 self.beta = Parameter(_util.get_initializer(
                     initial_beta, 0, self._dtype, name, 'initial_beta'))
         if size is not None:
+            if not isinstance(size, (int, numpy.integer, tuple, list)):
+                raise TypeError(f'{name}: argument size: expected None, an int or a tuple of '
+                                f'ints, got {type(size).__name__}')
             shape = (size,) if isinstance(size, (int, numpy.integer)) else tuple(size)
             for s in shape:
                 _util.check_size(name, 'size', s)
@@ -127,17 +131,25 @@ class BatchNormalization(Link):
         if self.beta is not None:
             self.beta.initialize(shape)
 
-    def forward(self, x: Any, finetune: bool = False) -> Variable:
-        """Normalize ``x`` (see the class docstring for the modes).
+    def forward(self, x: Any, **kwargs: Any) -> Variable:
+        """forward(x, finetune=False)
+
+        Normalize ``x`` (see the class docstring for the modes).
 
         Args:
             x: Input of shape ``(N, *size, ...)`` (default ``axis``) or any shape whose axes
                 outside ``axis`` form the channel shape.
-            finetune: In training mode, accumulate the exact population statistics.
+            finetune: In training mode, accumulate the exact population statistics. Keyword
+                only, as in Chainer (a positional flag is a ``TypeError``; the ``test``
+                argument of Chainer v1 is a ``ValueError`` pointing to ``using_config``).
 
         Returns:
             Variable of the shape and dtype of ``x``.
         """
+        finetune, = argument.parse_kwargs(
+            kwargs, ('finetune', False),
+            test='BatchNormalization: the test argument is not supported anymore; use '
+                 "chainlet.using_config('train', False)")
         if self.avg_mean is None:
             ndim = len(x.shape)
             axes = {a % ndim for a in self.axis if -ndim <= a < ndim}
