@@ -4,6 +4,7 @@ As in Chainer, the attributes of this package are its modules: ``chainlet.functi
 is the module that defines the function ``X`` and its FunctionNode classes. The functions are
 re-exported by :mod:`chainlet.functions` (from ``_exports``).
 """
+from chainlet.functions.loss import black_out  # noqa: F401
 from chainlet.functions.loss import contrastive  # noqa: F401
 from chainlet.functions.loss import crf1d  # noqa: F401
 from chainlet.functions.loss import cross_covariance  # noqa: F401
@@ -14,6 +15,7 @@ from chainlet.functions.loss import hinge  # noqa: F401
 from chainlet.functions.loss import huber_loss  # noqa: F401
 from chainlet.functions.loss import mean_absolute_error  # noqa: F401
 from chainlet.functions.loss import mean_squared_error  # noqa: F401
+from chainlet.functions.loss import negative_sampling  # noqa: F401
 from chainlet.functions.loss import sigmoid_cross_entropy  # noqa: F401
 from chainlet.functions.loss import softmax_cross_entropy  # noqa: F401
 from chainlet.functions.loss import triplet  # noqa: F401

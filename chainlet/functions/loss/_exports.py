@@ -15,3 +15,5 @@ from chainlet.functions.loss.decov import decov  # noqa: F401
 from chainlet.functions.loss.discriminative_loss import (  # noqa: F401
     discriminative_margin_based_clustering_loss)
 from chainlet.functions.loss.crf1d import argmax_crf1d, crf1d  # noqa: F401
+from chainlet.functions.loss.black_out import black_out  # noqa: F401
+from chainlet.functions.loss.negative_sampling import negative_sampling  # noqa: F401

@@ -6,6 +6,7 @@ FunctionNode classes. The functions are
 re-exported by :mod:`chainlet.functions` (from ``_exports``).
 """
 from chainlet.functions.normalization import batch_normalization  # noqa: F401
+from chainlet.functions.normalization import batch_renormalization  # noqa: F401
 from chainlet.functions.normalization import decorrelated_batch_normalization  # noqa: F401
 from chainlet.functions.normalization import group_normalization  # noqa: F401
 from chainlet.functions.normalization import l2_normalization  # noqa: F401

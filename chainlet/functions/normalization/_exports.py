@@ -8,3 +8,5 @@ from chainlet.functions.normalization.local_response_normalization import (  # n
     local_response_normalization)
 from chainlet.functions.normalization.decorrelated_batch_normalization import (  # noqa: F401
     decorrelated_batch_normalization, fixed_decorrelated_batch_normalization)
+from chainlet.functions.normalization.batch_renormalization import (  # noqa: F401
+    batch_renormalization, fixed_batch_renormalization)
