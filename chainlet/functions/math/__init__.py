@@ -17,6 +17,7 @@ from chainlet.functions.math import cholesky  # noqa: F401
 from chainlet.functions.math import clip  # noqa: F401
 from chainlet.functions.math import cumprod  # noqa: F401
 from chainlet.functions.math import cumsum  # noqa: F401
+from chainlet.functions.math import det  # noqa: F401
 from chainlet.functions.math import digamma  # noqa: F401
 from chainlet.functions.math import einsum  # noqa: F401
 from chainlet.functions.math import erf  # noqa: F401

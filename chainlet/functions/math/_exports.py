@@ -38,6 +38,7 @@ from chainlet.functions.math.batch_l2_norm_squared import batch_l2_norm_squared 
 from chainlet.functions.math.bias import bias  # noqa: F401
 from chainlet.functions.math.cholesky import cholesky  # noqa: F401
 from chainlet.functions.math.cumprod import cumprod  # noqa: F401
+from chainlet.functions.math.det import batch_det, det  # noqa: F401
 from chainlet.functions.math.digamma import digamma  # noqa: F401
 from chainlet.functions.math.erfc import erfc  # noqa: F401
 from chainlet.functions.math.erfcinv import erfcinv  # noqa: F401

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import chainlet
 import chainlet.functions as F
 from chainlet.testing import PytestFunctionTestCase
 
@@ -75,3 +76,48 @@ def test_shape_errors(func, shape, arg):
 def test_cholesky_rejects_float16():
     with pytest.raises(TypeError, match='cholesky: argument a'):
         F.cholesky(np.eye(2, dtype=np.float16))
+
+
+class TestDet(PytestFunctionTestCase):
+    params = [{'shape': (3, 3), 'batch': False}, {'shape': (1, 1), 'batch': False},
+              {'shape': (4, 3, 3), 'batch': True}]
+
+    def setup(self):
+        if self.dtype == np.float16:
+            self.check_forward_options.update(atol=5e-3, rtol=5e-3)
+            self.check_backward_options.update(dtype=np.float64, atol=5e-3, rtol=1e-3)
+            self.check_double_backward_options.update(dtype=np.float64, atol=1e-2, rtol=1e-2)
+
+    def generate_inputs(self):
+        x = np.random.uniform(-0.3, 0.3, self.shape) + np.eye(self.shape[-1])
+        return x.astype(self.dtype),
+
+    def forward(self, inputs, device):
+        return (F.batch_det if self.batch else F.det)(inputs[0]),
+
+    def forward_expected(self, inputs):
+        x, = inputs
+        return np.asarray(np.linalg.det(x.astype(np.float64))).astype(x.dtype),
+
+
+def test_det_of_product_is_product_of_dets():
+    a, b = np.random.rand(4, 4), np.random.rand(4, 4)
+    np.testing.assert_allclose(F.det(F.matmul(a, b)).array,
+                               (F.det(a) * F.det(b)).array, rtol=1e-10)
+    assert F.det(a).shape == () and F.batch_det(a[None]).shape == (1,)
+
+
+def test_det_gradient_of_a_singular_matrix_raises():
+    x = chainlet.Variable(np.zeros((2, 2)))
+    y = F.det(x)
+    assert y.array == 0
+    with pytest.raises(ValueError):
+        y.backward()
+
+
+@pytest.mark.parametrize('func, shape, arg', [
+    (F.batch_det, (2, 2), 'ndim 3'), (F.batch_det, (2, 1, 2), 'square'),
+    (F.det, (1, 2, 2), 'ndim 2'), (F.det, (1, 2), 'square')])
+def test_det_shape_errors(func, shape, arg):
+    with pytest.raises(TypeError, match=f'{func.__name__}: argument a: expected .*{arg}'):
+        func(np.zeros(shape, np.float32))
