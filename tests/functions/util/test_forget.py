@@ -41,6 +41,7 @@ def test_forget_sets_in_recomputing_only_in_backward():
 
 def test_forget_reaches_parameters_the_function_closes_over():
     link = L.Linear(3, 2)
+    link.cleargrads()
     x = np.random.uniform(-1, 1, (4, 3)).astype(np.float32)
     F.sum(F.forget(link, x)).backward()
     expected_W = np.ones((4, 2), np.float32).T @ x
