@@ -712,8 +712,11 @@ class GradientMethod(Optimizer):
                 rule = param.update_rule
                 if rule is None:
                     continue
-                if scale is not None and scale != 1 and param.grad is not None:
-                    param.grad = param.grad / scale  # the rule sees the true gradient
+                if scale is not None and scale != 1 and param.grad is not None and \
+                        getattr(param, '_loss_scale', None) is None:
+                    # The rule sees the true gradient (a parameter that records its own loss
+                    # scale, as backward(loss_scale=) does in Chainer, is divided by the rule).
+                    param.grad = param.grad / scale
                 rule.update(param)
         if self._post_update_hooks:
             self.reallocate_cleared_grads()
