@@ -39,12 +39,29 @@ def _translate(dst: Any, src: Any, sy: int, sx: int) -> None:
         src[..., max(-sy, 0):h + min(-sy, 0), max(-sx, 0):w + min(-sx, 0)]
 
 
-class Shift(FunctionNode):
-    """Translate channel groups by the taps of a ``kh x kw`` window times ``(dy, dx)``."""
+def _pair(func: str, name: str, value: Any) -> tuple:
+    pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    if len(pair) != 2 or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                                 for v in pair):
+        raise TypeError(f'{func}: argument {name}: expected an int or a pair of ints, '
+                        f'got {value!r}')
+    return tuple(int(v) for v in pair)
 
-    def __init__(self, ksize: tuple, dilate: tuple) -> None:
-        self.kh, self.kw = ksize
-        self.dy, self.dx = dilate
+
+class ShiftFunction(FunctionNode):
+    """Translate channel groups by the taps of a ``kh x kw`` window times ``(dy, dx)``.
+
+    Args:
+        ksize: Odd int or pair of odd ints ``(kh, kw)``.
+        dilate: Int or pair of ints ``(dy, dx)``.
+    """
+
+    def __init__(self, ksize: IntOrPair = 3, dilate: IntOrPair = 1) -> None:
+        self.kh, self.kw = _pair('shift', 'ksize', ksize)
+        if self.kh <= 0 or self.kw <= 0 or self.kh % 2 == 0 or self.kw % 2 == 0:
+            raise ValueError(f'shift: argument ksize: expected positive odd sizes, '
+                             f'got {(self.kh, self.kw)}')
+        self.dy, self.dx = _pair('shift', 'dilate', dilate)
 
     def _check_arrays(self, in_data):
         type_check.count('shift', in_data, 1)
@@ -67,16 +84,7 @@ class Shift(FunctionNode):
         return y,
 
     def backward(self, indexes, grad_outputs):
-        return Shift((self.kh, self.kw), (-self.dy, -self.dx)).apply(grad_outputs)
-
-
-def _pair(func: str, name: str, value: Any) -> tuple:
-    pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
-    if len(pair) != 2 or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
-                                 for v in pair):
-        raise TypeError(f'{func}: argument {name}: expected an int or a pair of ints, '
-                        f'got {value!r}')
-    return tuple(int(v) for v in pair)
+        return ShiftFunction((self.kh, self.kw), (-self.dy, -self.dx)).apply(grad_outputs)
 
 
 def shift(x: Any, ksize: IntOrPair = 3, dilate: IntOrPair = 1) -> Variable:
@@ -111,8 +119,4 @@ def shift(x: Any, ksize: IntOrPair = 3, dilate: IntOrPair = 1) -> Variable:
                [0., 2., 2.],
                [3., 3., 3.]], dtype=float32)
     """
-    ksize = _pair('shift', 'ksize', ksize)
-    if any(k <= 0 or k % 2 == 0 for k in ksize):
-        raise ValueError(f'shift: argument ksize: expected positive odd sizes, got {ksize}')
-    dilate = _pair('shift', 'dilate', dilate)
-    return Shift(ksize, dilate).apply((x,))[0]
+    return ShiftFunction(ksize, dilate).apply((x,))[0]
