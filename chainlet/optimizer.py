@@ -165,8 +165,9 @@ class UpdateRule:
         self._pre_update_hooks: dict = {}
         self._post_update_hooks: dict = {}
         self._state: Optional[dict] = None
-        # Array type the state lives in; a mismatch with the parameter (after to_gpu or after
-        # loading a snapshot) moves the state once.
+        # Where the state lives: -1 for the host, the GPU id for CuPy, None when unknown. A
+        # mismatch with the parameter (after a move of the link or loading a snapshot) moves
+        # the state once.
         self._state_type: Any = None
         self.enabled = True
         self.hyperparam = Hyperparameter(parent_hyperparam)
@@ -238,7 +239,7 @@ class UpdateRule:
             return None
 
     def _run(self, param: Any, data: Any) -> None:
-        if data is not None and self._state_type is not type(data):
+        if data is not None and self._state_type != _where(data):
             self._prepare_state(param)
         scale = getattr(param, '_loss_scale', None)
         if scale is not None and param.grad is not None:
@@ -330,7 +331,7 @@ class UpdateRule:
                         value = backend.to_cpu(value)
                     self._state[key] = value.astype(data.dtype, copy=False) \
                         if value.dtype.kind == 'f' else value
-        self._state_type = type(data)
+        self._state_type = _where(data)
 
     def init_state(self, param: Any) -> None:
         """Create the state arrays in :attr:`state` (rules without state leave it empty).
@@ -400,6 +401,10 @@ class UpdateRule:
                 return
             self._state[key] = value
         self._state_type = None
+
+
+def _where(array: Any) -> int:
+    return -1 if type(array) is numpy.ndarray else array.device.id
 
 
 def _is_float16_array(value: Any) -> bool:

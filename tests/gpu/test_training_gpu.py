@@ -176,3 +176,37 @@ def test_training_on_the_second_gpu_while_the_first_is_current(cupy, name):
         for key, state in p.update_rule.state.items():
             assert state.device.id == 1, (path, key)
     assert net.bn.avg_mean.device.id == 1
+
+
+@pytest.mark.parametrize('name', ['MomentumSGD', 'Adam'])
+def test_optimizer_state_follows_the_link_between_gpus(cupy, name):
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip('needs two GPUs')
+    x, t = _data()
+    net = _Net().to_device('@cupy:0')
+    opt = OPTIMIZERS[name]().setup(net)
+    for device_id in (0, 1):
+        device = backend.get_device(f'@cupy:{device_id}')
+        net.to_device(device)
+        with device.device:
+            loss = F.softmax_cross_entropy(net(device.send(x)), device.send(t))
+            net.cleargrads()
+            loss.backward()
+            opt.update()
+    for path, p in net.namedparams():
+        for key, state in p.update_rule.state.items():
+            assert state.device.id == 1, (path, key)
+
+
+def test_to_gpu_is_sticky_and_deprecated(cupy):
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip('needs two GPUs')
+    link = L.Linear(3, 2)
+    with pytest.warns(DeprecationWarning, match='to_gpu is deprecated'):
+        link.to_gpu(0)
+    with pytest.warns(RuntimeWarning, match='stays there'):
+        with pytest.warns(DeprecationWarning):
+            link.to_gpu(1)
+    assert link.W.array.device.id == 0 and link.device == backend.get_device('@cupy:1')
+    link.to_device('@cupy:1')
+    assert link.W.array.device.id == 1
