@@ -272,8 +272,8 @@ def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True, cache_score: b
         >>> import numpy as np, chainlet.functions as F
         >>> x = np.array([[-1.0, 0.0, 1.0, 2.0], [2.0, 0.0, 1.0, -1.0]], np.float32)
         >>> t = np.array([3, 0], np.int32)
-        >>> F.softmax_cross_entropy(x, t)
-        variable(0.440189..., dtype=float32)
+        >>> F.softmax_cross_entropy(x, t).array
+        array(0.440189..., dtype=float32)
         >>> F.softmax_cross_entropy(x, np.array([3, -1], np.int32), reduce='no').array
         array([0.440189..., 0. ], dtype=float32)
     """
