@@ -1,7 +1,9 @@
 """``inv`` and ``batch_inv``: the inverse of a square matrix and of a batch of them.
 
 The forward calls ``xp.linalg.inv`` (float16 is inverted in float32 and rounded back); a
-singular matrix raises ``ValueError`` (NumPy's ``LinAlgError``). With ``Y = X^-1`` the gradient
+singular matrix raises ``ValueError`` (NumPy's ``LinAlgError``). CuPy does not check, so on the
+GPU the check (a non-finite inverse) runs in debug mode only, as in Chainer, to spare the
+device synchronisation. With ``Y = X^-1`` the gradient
 is ``gX = -Y^T gY Y^T``, written with :func:`~chainlet.functions.matmul` on the retained output,
 so it is differentiable again.
 """
@@ -19,9 +21,13 @@ from chainlet.variable import Variable
 
 def inv_array(a: Any) -> Any:
     """Inverse of the last two axes of ``a`` in ``a``'s dtype (float16 computed in float32)."""
+    from chainlet._config import config
     xp = backend.get_array_module(a)
     work = a.astype(numpy.promote_types(a.dtype, numpy.float32), copy=False)
-    return xp.linalg.inv(work).astype(a.dtype, copy=False)
+    y = xp.linalg.inv(work)
+    if xp is not numpy and config.debug and not bool(xp.isfinite(y).all()):
+        raise ValueError('inv: argument a: input has singular matrices')
+    return y.astype(a.dtype, copy=False)
 
 
 class Inv(FunctionNode):
