@@ -13,6 +13,7 @@ from chainlet.functions.math import basic_math  # noqa: F401
 from chainlet.functions.math import batch_l2_norm_squared  # noqa: F401
 from chainlet.functions.math import batch_matmul  # noqa: F401
 from chainlet.functions.math import bias  # noqa: F401
+from chainlet.functions.math import ceil  # noqa: F401
 from chainlet.functions.math import cholesky  # noqa: F401
 from chainlet.functions.math import clip  # noqa: F401
 from chainlet.functions.math import cumprod  # noqa: F401
@@ -28,6 +29,8 @@ from chainlet.functions.math import erfinv  # noqa: F401
 from chainlet.functions.math import exponential  # noqa: F401
 from chainlet.functions.math import exponential_m1  # noqa: F401
 from chainlet.functions.math import fft  # noqa: F401
+from chainlet.functions.math import fix  # noqa: F401
+from chainlet.functions.math import floor  # noqa: F401
 from chainlet.functions.math import fmod  # noqa: F401
 from chainlet.functions.math import hyperbolic  # noqa: F401
 from chainlet.functions.math import identity  # noqa: F401
@@ -41,6 +44,7 @@ from chainlet.functions.math import logarithm_1p  # noqa: F401
 from chainlet.functions.math import logsumexp  # noqa: F401
 from chainlet.functions.math import matmul  # noqa: F401
 from chainlet.functions.math import maximum  # noqa: F401
+from chainlet.functions.math import minimum  # noqa: F401
 from chainlet.functions.math import minmax  # noqa: F401
 from chainlet.functions.math import ndtr  # noqa: F401
 from chainlet.functions.math import ndtri  # noqa: F401

@@ -1,0 +1,3 @@
+"""Chainer's module path for ``ceil`` (``chainer.functions.math.ceil``); the code is in
+:mod:`.rounding`."""
+from chainlet.functions.math.rounding import ceil  # noqa: F401
