@@ -12,18 +12,20 @@ Example:
     >>> [name for name, _ in model.namedparams()]
     ['/0/W', '/0/b', '/1/W', '/1/b']
 """
-from chainlet.links.activation import Maxout, PReLU  # noqa: F401
+from chainlet.links.activation import Maxout, PReLU, Swish  # noqa: F401
 from chainlet.links.connection import (  # noqa: F401
-    LSTM, Bilinear, Convolution1D, Convolution2D, Convolution3D, ConvolutionND, Deconvolution1D,
-    Deconvolution2D, Deconvolution3D, DeconvolutionND, DepthwiseConvolution2D, EmbedID, Highway,
-    Linear, NStepBiGRU, NStepBiLSTM, NStepBiRNNReLU, NStepBiRNNTanh, NStepGRU, NStepLSTM,
-    NStepRNNReLU, NStepRNNTanh, StatelessLSTM)
+    GRU, LSTM, Bias, Bilinear, Convolution1D, Convolution2D, Convolution3D, ConvolutionND,
+    Deconvolution1D, Deconvolution2D, Deconvolution3D, DeconvolutionND, DepthwiseConvolution2D,
+    EmbedID, Highway, Inception, Linear, NStepBiGRU, NStepBiLSTM, NStepBiRNNReLU, NStepBiRNNTanh,
+    NStepGRU, NStepLSTM, NStepRNNReLU, NStepRNNTanh, Scale, StatefulGRU, StatelessGRU,
+    StatelessLSTM)
 from chainlet.links.model import Classifier  # noqa: F401
 from chainlet.links.normalization import (  # noqa: F401
     BatchNormalization, GroupNormalization, LayerNormalization)
 
 __all__ = [
-    'Bilinear', 'BatchNormalization', 'Classifier', 'Convolution1D', 'Convolution2D',
+    'Bias', 'Bilinear', 'BatchNormalization', 'Classifier', 'GRU', 'Inception', 'Scale',
+    'StatefulGRU', 'StatelessGRU', 'Swish', 'Convolution1D', 'Convolution2D',
     'Convolution3D', 'ConvolutionND', 'Deconvolution1D', 'Deconvolution2D', 'Deconvolution3D',
     'DeconvolutionND', 'DepthwiseConvolution2D', 'EmbedID', 'GroupNormalization', 'Highway',
     'LSTM', 'LayerNormalization', 'Linear', 'Maxout', 'NStepBiGRU', 'NStepBiLSTM',

@@ -120,8 +120,14 @@ def test_group_normalization():
     ref = ref.reshape(2, 4, 3) * gn.gamma.array[:, None] + gn.beta.array[:, None]
     np.testing.assert_allclose(y.array, ref, rtol=1e-10)
     check_backward(gn, x, rng.randn(2, 4, 3), params=list(gn.params()), seed=0)
-    with pytest.raises(ValueError, match='ndim >= 3'):
-        gn(np.zeros((2, 4)))
+    with pytest.raises(ValueError, match='ndim >= 2'):
+        gn(np.zeros((4,)))
+    # (batch, channels) is accepted, as in Chainer 7: each group of 2 channels is normalized
+    x2 = rng.randn(3, 4)
+    g2 = x2.reshape(3, 2, 2)
+    ref2 = ((g2 - g2.mean(2, keepdims=True)) / np.sqrt(g2.var(2, keepdims=True) + 1e-5))
+    ref2 = ref2.reshape(3, 4) * gn.gamma.array + gn.beta.array
+    np.testing.assert_allclose(gn(x2).array, ref2, rtol=1e-10)
 
 
 def test_batch_normalization_call_arguments():
@@ -137,3 +143,11 @@ def test_batch_normalization_call_arguments():
         L.BatchNormalization({})
     bn(x, finetune=True)
     assert bn.N == 1
+
+
+def test_group_normalization_groups_checked_at_call():
+    gn = L.GroupNormalization(groups=3.5)  # accepted here, as in Chainer
+    with pytest.raises(TypeError, match='groups'):
+        gn(np.zeros((2, 5, 2), np.float32))
+    with pytest.raises(ValueError):
+        L.GroupNormalization(groups=3)(np.zeros((2, 5, 2), np.float32))  # 5 % 3 != 0

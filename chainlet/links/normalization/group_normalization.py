@@ -33,7 +33,9 @@ class GroupNormalization(Link):
                  initial_gamma: Any = None, initial_beta: Any = None) -> None:
         super().__init__()
         name = 'GroupNormalization'
-        self.groups = _util.check_size(name, 'groups', groups)
+        # Checked at the first call, as Chainer does (its tests build the link with a bad
+        # ``groups`` and expect the TypeError from the call).
+        self.groups = groups
         self.eps = eps
         dtype = _util.resolve_dtype(initial_gamma, initial_beta)
         with self.init_scope():
@@ -49,10 +51,11 @@ class GroupNormalization(Link):
         self.beta.initialize((size,))
 
     def forward(self, x: Any) -> Variable:
-        """Normalize ``x`` of shape ``(batch, channels, ...)`` (at least 3 axes)."""
-        if len(x.shape) <= 2:
-            raise ValueError(f'GroupNormalization: argument x: expected ndim >= 3 (batch, '
+        """Normalize ``x`` of shape ``(batch, channels, ...)`` (at least 2 axes)."""
+        if len(x.shape) <= 1:
+            raise ValueError(f'GroupNormalization: argument x: expected ndim >= 2 (batch, '
                              f'channels, ...), got shape {tuple(x.shape)}')
+        _util.check_size('GroupNormalization', 'groups', self.groups)
         if self.gamma.array is None:
             self._initialize_params(int(x.shape[1]))
         return group_normalization(x, self.groups, self.gamma, self.beta, self.eps)
