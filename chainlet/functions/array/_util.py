@@ -18,6 +18,36 @@ class InvalidValue(InvalidType, ValueError):
     """
 
 
+class InvalidIndex(InvalidType, IndexError):
+    """More indices than the array has axes: Chainer's type-check error, and an ``IndexError``."""
+
+
+class IndexValueError(IndexError, ValueError):
+    """A malformed index (several ``...``): Chainer's ``ValueError``, and an ``IndexError``."""
+
+
+def check_index(func: str, slices: tuple, ndim: int) -> None:
+    """Check that the index tuple ``slices`` has at most one ``...`` and fits ``ndim`` axes.
+
+    Other problems (out-of-range entries, wrong kinds) are left to the array library.
+    """
+    n_ellipsis = 0
+    used = 0
+    for s in slices:
+        if s is Ellipsis:
+            n_ellipsis += 1
+        elif s is not None:
+            dtype = getattr(s, 'dtype', None)
+            used += s.ndim if dtype is not None and dtype.kind == 'b' else 1
+    if n_ellipsis > 1:
+        raise IndexValueError(f'{func}: argument slices: expected at most one Ellipsis (...), '
+                              f'got {n_ellipsis}')
+    if used > ndim:
+        raise InvalidIndex(f'at most {ndim} indices', str(used),
+                           f'{func}: argument slices: expected at most {ndim} indices for an '
+                           f'array of ndim {ndim}, got {used}')
+
+
 def invalid_value(func: str, name: str, expected: str, actual: str) -> InvalidValue:
     """Build ``func: argument name: expected ..., got ...`` as an :class:`InvalidValue`."""
     return InvalidValue(expected, actual, f'{func}: argument {name}: expected {expected}, '

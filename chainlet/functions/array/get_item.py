@@ -7,6 +7,7 @@ import numpy
 
 from chainlet import backend
 from chainlet.function_node import FunctionNode
+from chainlet.functions.array._util import check_index
 from chainlet.variable import Variable
 
 
@@ -32,6 +33,11 @@ class GetItem(FunctionNode):
 
     def __init__(self, slices: Any) -> None:
         self.slices = _plain(slices)
+
+    def _check_arrays(self, in_data):
+        # Only a tuple holds several indices; a list is one integer (or bool) array index.
+        slices = self.slices if isinstance(self.slices, tuple) else (self.slices,)
+        check_index('get_item', slices, in_data[0].ndim)
 
     def forward(self, inputs):
         x, = inputs

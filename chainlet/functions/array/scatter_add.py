@@ -7,7 +7,7 @@ import numpy
 
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
-from chainlet.functions.array._util import check_array
+from chainlet.functions.array._util import check_array, check_index
 from chainlet.functions.array.get_item import _plain
 from chainlet.variable import Variable
 
@@ -34,6 +34,7 @@ class ScatterAdd(FunctionNode):
     def _check_arrays(self, in_data):
         a, b = in_data
         type_check.same_dtype('scatter_add', ('a', 'b'), (a, b))
+        check_index('scatter_add', self.slices, a.ndim)
 
     def forward(self, inputs):
         a, b = inputs

@@ -83,3 +83,24 @@ def test_removed_deterministic_keyword_gets_chainers_hint(func):
     with pytest.raises(TypeError, match=rf"{func.__name__}\(\) got unexpected keyword "
                                         r"argument\(s\) 'foo'"):
         func(x, W, foo=1)
+
+
+@pytest.mark.parametrize('call', [lambda a, sl: F.get_item(a, sl),
+                                  lambda a, sl: F.scatter_add(a, sl, np.zeros((2, 2)))])
+def test_index_errors_keep_chainers_and_our_types(call):
+    a = np.zeros((4, 3, 2))
+    with pytest.raises(ValueError, match=r'argument slices: expected at most one Ellipsis') as e:
+        call(a, (Ellipsis, Ellipsis))
+    assert isinstance(e.value, IndexError)
+    for sl in [(0, 0, 0, 0), (np.ones((4, 3), bool), 0, 0)]:
+        with pytest.raises(InvalidType, match=r'argument slices: expected at most 3 indices for '
+                                              r'an array of ndim 3, got 4') as e:
+            call(a, sl)
+        assert isinstance(e.value, IndexError)
+
+
+def test_a_list_index_is_one_array_index():
+    # NumPy reads a list of lists as one integer array, so it fits a 1-D array.
+    np.testing.assert_array_equal(F.get_item(np.arange(3.0), [[0, 1], [1, 0]]).array,
+                                  [[0, 1], [1, 0]])
+    assert F.get_item(np.zeros((4, 3)), (None, 0, 0, None)).shape == (1, 1)
