@@ -92,7 +92,7 @@ def test_user_keys_and_unknown_key_error():
             assert chainlet.config.my_flag == 4
     finally:
         del chainlet.global_config.my_flag
-    with pytest.raises(AttributeError, match='no entry .nonexistent_key'):
+    with pytest.raises(AttributeError, match='nonexistent_key'):
         chainlet.config.nonexistent_key
 
 
@@ -149,6 +149,22 @@ def test_local_config_threads_over_a_custom_global(local_pair):
     t.start()
     t.join()
     assert (c.y, c.x, c.z, g.z) == ('local y', 'global x2', 'local z', 'global z2')
+
+
+def test_keys_set_on_any_global_fall_back_per_config(local_pair):
+    g, c = local_pair
+    g.only_here = 1  # a new key on a custom global is visible through its LocalConfig only
+    assert c.only_here == 1 and not hasattr(chainlet.config, 'only_here')
+    chainlet.global_config.show_me = 2
+    try:
+        assert chainlet.config.show_me == 2 and not hasattr(c, 'show_me')
+    finally:
+        del chainlet.global_config.show_me
+    assert not hasattr(chainlet.config, 'show_me')
+    g.show = 'a value'  # does not hide LocalConfig.show
+    out = io.StringIO()
+    c.show(out)
+    assert out.getvalue().startswith('only_here 1\n')
 
 
 def test_show_format_is_chainers(local_pair):
