@@ -262,7 +262,9 @@ class FunctionNode:
             for hook in hooks:
                 hook.forward_postprocess(self, in_data)
 
-        if not (requires_grad and local.get('enable_backprop', defaults.enable_backprop)):
+        # As in Chainer, the graph is linked whenever backprop is on, even for constant inputs
+        # (``y.creator`` is there to inspect); backward skips what requires no gradient.
+        if not local.get('enable_backprop', defaults.enable_backprop):
             self._input_indexes_to_retain = None
             self._output_indexes_to_retain = None
             return tuple([_from_output(y, requires_grad) for y in outputs])
@@ -281,7 +283,7 @@ class FunctionNode:
         ret = []
         out_refs = []
         for y in outputs:
-            v = _from_output(y, True)
+            v = _from_output(y, requires_grad)
             node = v._node
             node.creator_node = self
             node.rank = rank

@@ -101,9 +101,16 @@ def test_nothing_retained_in_no_backprop_mode():
     assert y.requires_grad  # follows the inputs, as in Chainer
 
 
-def test_no_graph_when_no_input_requires_grad():
+def test_constant_inputs_link_a_graph_that_needs_no_gradient():
+    # As in Chainer: y.creator is there to inspect, but nothing requires a gradient.
     y = F.tanh(np.ones(2))
-    assert y.creator is None and not y.requires_grad
+    assert y.creator is not None and not y.requires_grad
+    x = Variable(np.ones(2))
+    z = F.sum(x * y)
+    z.backward()
+    np.testing.assert_allclose(x.grad, np.tanh(np.ones(2)))
+    with chainlet.no_backprop_mode():
+        assert F.tanh(np.ones(2)).creator is None
 
 
 def test_forward_cpu_dispatch():

@@ -521,10 +521,6 @@ def _reflect(op):
 def install_operators() -> None:
     """Attach the arithmetic operators to :class:`Variable` (done once at import)."""
     from chainlet.functions.math.absolute import absolute
-    from chainlet.functions.math.matmul import matmul
-
-    def _matmul(a, b):
-        return matmul(a, b)
 
     Variable.__neg__ = neg
     Variable.__pos__ = lambda self: self
@@ -537,7 +533,9 @@ def install_operators() -> None:
     Variable.__rmul__ = _reflect(mul)
     Variable.__truediv__ = div
     Variable.__rtruediv__ = _reflect(div)
+    Variable.__floordiv__ = floordiv
+    Variable.__rfloordiv__ = rfloordiv
     Variable.__pow__ = pow
     Variable.__rpow__ = _reflect(pow)
-    Variable.__matmul__ = _matmul
-    Variable.__rmatmul__ = _reflect(_matmul)
+    Variable.__matmul__ = matmul
+    Variable.__rmatmul__ = rmatmul
