@@ -16,15 +16,17 @@ from chainlet.links.activation import Maxout, PReLU, Swish  # noqa: F401
 from chainlet.links.connection import (  # noqa: F401
     GRU, LSTM, Bias, Bilinear, Convolution1D, Convolution2D, Convolution3D, ConvolutionND,
     Deconvolution1D, Deconvolution2D, Deconvolution3D, DeconvolutionND, DepthwiseConvolution2D,
-    EmbedID, Highway, Inception, Linear, NStepBiGRU, NStepBiLSTM, NStepBiRNNReLU, NStepBiRNNTanh,
-    NStepGRU, NStepLSTM, NStepRNNReLU, NStepRNNTanh, Scale, StatefulGRU, StatelessGRU,
+    DilatedConvolution2D, EmbedID, Highway, Inception, Linear, MLPConvolution2D, NStepBiGRU,
+    NStepBiLSTM, NStepBiRNNReLU, NStepBiRNNTanh, NStepGRU, NStepLSTM, NStepRNNReLU,
+    NStepRNNTanh, Parameter, Scale, SimplifiedDropconnect, StatefulGRU, StatelessGRU,
     StatelessLSTM)
 from chainlet.links.model import Classifier  # noqa: F401
 from chainlet.links.normalization import (  # noqa: F401
     BatchNormalization, GroupNormalization, LayerNormalization)
 
 __all__ = [
-    'Bias', 'Bilinear', 'BatchNormalization', 'Classifier', 'GRU', 'Inception', 'Scale',
+    'Bias', 'Bilinear', 'BatchNormalization', 'Classifier', 'DilatedConvolution2D', 'GRU',
+    'Inception', 'MLPConvolution2D', 'Parameter', 'Scale', 'SimplifiedDropconnect',
     'StatefulGRU', 'StatelessGRU', 'Swish', 'Convolution1D', 'Convolution2D',
     'Convolution3D', 'ConvolutionND', 'Deconvolution1D', 'Deconvolution2D', 'Deconvolution3D',
     'DeconvolutionND', 'DepthwiseConvolution2D', 'EmbedID', 'GroupNormalization', 'Highway',

@@ -107,3 +107,18 @@ def as_tuple(owner: str, name: str, value: Any, ndim: int) -> tuple:
 def as_array(value: Any) -> Any:
     """The array held by ``value`` (a Variable or an array); ``None`` stays ``None``."""
     return getattr(value, 'array', value)
+
+
+class InitialArrayShapeError(ValueError, AssertionError):
+    """An array given as a parameter's initial value has the wrong shape.
+
+    A ``ValueError`` that is also an ``AssertionError``: Chainer's links check these shapes
+    with ``assert``, and code written for Chainer catches that.
+    """
+
+
+def check_initial_array(owner: str, name: str, init: Any, shape: tuple) -> None:
+    """Raise :class:`InitialArrayShapeError` if ``init`` is an array not of ``shape``."""
+    if backend.is_array(init) and tuple(init.shape) != tuple(shape):
+        raise InitialArrayShapeError(f'{owner}: argument {name}: expected an array of shape '
+                                     f'{tuple(shape)}, got {tuple(init.shape)}')

@@ -106,3 +106,16 @@ def test_maxout_plain_callable_sees_piecewise_layout():
     assert seen == [(4, 3, 2), (4, 3)]
     np.testing.assert_array_equal(layer.linear.W.array, np.arange(24).reshape(12, 2))
     np.testing.assert_array_equal(layer.linear.b.array, np.tile(np.arange(3), 4))
+
+
+def test_bilinear_initial_array_shapes_checked():
+    W = np.zeros((2, 3, 4), np.float32)
+    V1, V2, b = np.zeros((2, 4), 'f'), np.zeros((3, 4), 'f'), np.zeros(4, 'f')
+    L.Bilinear(2, 3, 4, False, W, (V1, V2, b))
+    bad = [(np.zeros((3, 3, 4), 'f'), (V1, V2, b)), (W, (np.zeros((3, 4), 'f'), V2, b)),
+           (W, (V1, np.zeros((4, 4), 'f'), b)), (W, (V1, V2, np.zeros(5, 'f')))]
+    for initialW, initial_bias in bad:
+        with pytest.raises(ValueError, match='expected an array of shape'):
+            L.Bilinear(2, 3, 4, False, initialW, initial_bias)
+    with pytest.raises(AssertionError):  # Chainer's error type, kept too
+        L.Bilinear(2, 3, 4, True, np.zeros((3, 3, 4), 'f'))

@@ -78,3 +78,23 @@ class ConvolutionBase(Link):
         if self.groups != 1:
             args['groups'] = self.groups
         return args
+
+
+def split_params(name: str, W: Any, b: Any, ndim: Optional[int], groups: int) -> tuple:
+    """Sizes and arrays of a convolution link built ``from_params(W, b)``.
+
+    Returns:
+        ``(in_channels, out_channels, ksize, W_array, b_array)``, with ``in_channels`` the
+        channels of ``W`` times ``groups`` (``W`` is ``(out, in / groups, *k)``).
+    """
+    W = _util.as_array(W)
+    b = _util.as_array(b)
+    if W is None or (ndim is not None and W.ndim != ndim + 2) or W.ndim < 3:
+        raise ValueError(f'{name}.from_params: argument W: expected an array of shape '
+                         f'(out_channels, in_channels / groups, *ksize), got '
+                         f'{None if W is None else W.shape}')
+    out_channels, in_per_group = W.shape[:2]
+    if b is not None and b.size != out_channels:
+        raise ValueError(f'{name}.from_params: `out_channels` does not match the size of `b`: '
+                         f'{out_channels} != {b.size}')
+    return in_per_group * groups, out_channels, tuple(W.shape[2:]), W, b

@@ -51,11 +51,15 @@ class Bilinear(Link):
         left, right = self.in_sizes
         dtype = _util.resolve_dtype(initialW, *(() if nobias else inits_bias))
         lecun = initializers.LeCunNormal()
+        shapes = ((left, self.out_size), (right, self.out_size), (self.out_size,))
+        _util.check_initial_array(name, 'initialW', initialW, (left, right, self.out_size))
+        if not self.nobias:
+            for pname, init, shape in zip(('V1', 'V2', 'b'), inits_bias, shapes):
+                _util.check_initial_array(name, f'initial_bias ({pname})', init, shape)
         with self.init_scope():
             self.W = Parameter(_util.get_initializer(initialW, lecun, dtype, name, 'initialW'),
                                (left, right, self.out_size))
             if not self.nobias:
-                shapes = ((left, self.out_size), (right, self.out_size), (self.out_size,))
                 for pname, init, shape in zip(('V1', 'V2', 'b'), inits_bias, shapes):
                     setattr(self, pname, Parameter(_util.get_initializer(
                         init, lecun if pname != 'b' else 0, dtype, name, 'initial_bias'),

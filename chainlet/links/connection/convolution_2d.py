@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from chainlet.functions.connection.convolution_2d import convolution_2d
-from chainlet.links.connection._conv import ConvolutionBase
+from chainlet.links.connection._conv import ConvolutionBase, split_params
 from chainlet.variable import Variable
 
 
@@ -49,6 +49,30 @@ class Convolution2D(ConvolutionBase):
         self.cover_all = bool(cover_all)
         self._setup('Convolution2D', 2, in_channels, out_channels, ksize, stride, pad, nobias,
                     initialW, initial_bias, dilate, groups)
+
+    @classmethod
+    def from_params(cls, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
+                    nobias: bool = False, *, cover_all: bool = False, dilate: Any = 1,
+                    groups: int = 1) -> 'Convolution2D':
+        """A ``Convolution2D`` whose parameters start as copies of ``W`` (and ``b``).
+
+        Args:
+            W: Filter array or Variable of shape ``(out, in / groups, kh, kw)``.
+            b: Bias of shape ``(out,)``, or ``None`` (bias 0).
+            stride, pad, nobias, cover_all, dilate, groups: As in the constructor.
+
+        Returns:
+            A new link; the channels and the kernel size are read from ``W``.
+
+        Example:
+            >>> import numpy as np, chainlet.links as L
+            >>> L.Convolution2D.from_params(np.ones((4, 3, 2, 2), np.float32)).W.shape
+            (4, 3, 2, 2)
+        """
+        in_channels, out_channels, ksize, W, b = split_params(
+            'Convolution2D', W, b, 2, groups)
+        return cls(in_channels, out_channels, ksize, stride, pad, nobias, initialW=W,
+                   initial_bias=b, cover_all=cover_all, dilate=dilate, groups=groups)
 
     def forward(self, x: Any) -> Variable:
         """Convolve ``x`` of shape ``(n, in_channels, h, w)``."""

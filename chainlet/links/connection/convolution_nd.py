@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 from chainlet.functions.connection.convolution_nd import convolution_nd
 from chainlet.links import _util
-from chainlet.links.connection._conv import ConvolutionBase
+from chainlet.links.connection._conv import ConvolutionBase, split_params
 from chainlet.variable import Variable
 
 
@@ -45,6 +45,32 @@ class ConvolutionND(ConvolutionBase):
         self.cover_all = bool(cover_all)
         self._setup(name, ndim, in_channels, out_channels, ksize, stride, pad, nobias,
                     initialW, initial_bias, dilate, groups)
+
+    @classmethod
+    def from_params(cls, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
+                    nobias: bool = False, *, cover_all: bool = False, dilate: Any = 1,
+                    groups: int = 1) -> 'ConvolutionND':
+        """A ``ConvolutionND`` whose parameters start as copies of ``W`` (and ``b``).
+
+        Args:
+            W: Filter array or Variable of shape ``(out, in / groups, *ksize)``; its rank
+                gives ``ndim``.
+            b: Bias of shape ``(out,)``, or ``None`` (bias 0).
+            stride, pad, nobias, cover_all, dilate, groups: As in the constructor.
+
+        Returns:
+            A new link; ``ndim``, the channels and the kernel size are read from ``W``.
+
+        Example:
+            >>> import numpy as np, chainlet.links as L
+            >>> L.ConvolutionND.from_params(np.ones((4, 3, 2), np.float32)).ndim
+            1
+        """
+        in_channels, out_channels, ksize, W, b = split_params(
+            cls.__name__, W, b, None, groups)
+        return cls(len(ksize), in_channels, out_channels, ksize, stride, pad, nobias,
+                   initialW=W, initial_bias=b, cover_all=cover_all, dilate=dilate,
+                   groups=groups)
 
     def forward(self, x: Any) -> Variable:
         """Convolve ``x`` of shape ``(n, in_channels, d_1, ..., d_ndim)``."""

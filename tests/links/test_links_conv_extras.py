@@ -1,0 +1,78 @@
+import numpy as np
+import pytest
+
+import chainlet
+import chainlet.functions as F
+import chainlet.links as L
+from chainlet.gradient_check import check_backward
+
+
+@pytest.mark.parametrize('nobias', [True, False])
+@pytest.mark.parametrize('groups', [1, 2])
+def test_convolution_from_params(nobias, groups):
+    rng = np.random.RandomState(0)
+    W = rng.randn(4, 6 // groups, 3, 3).astype(np.float32)
+    b = rng.randn(4).astype(np.float32)
+    conv = L.Convolution2D.from_params(chainlet.Variable(W), b, stride=2, pad=1,
+                                       nobias=nobias, groups=groups)
+    assert conv.in_channels == 6 and conv.out_channels == 4 and conv.ksize == (3, 3)
+    np.testing.assert_array_equal(conv.W.array, W)
+    assert (conv.b is None) == nobias
+    x = rng.randn(2, 6, 5, 5).astype(np.float32)
+    expected = F.convolution_2d(x, W, None if nobias else b, stride=2, pad=1, groups=groups)
+    np.testing.assert_allclose(conv(x).array, expected.array, rtol=1e-6)
+    nd = L.ConvolutionND.from_params(W[:, :, :, 0], None if nobias else b, nobias=nobias,
+                                     groups=groups)
+    assert nd.ndim == 1 and nd.W.shape == (4, 6 // groups, 3)
+    with pytest.raises(ValueError, match='out_channels'):
+        L.Convolution2D.from_params(W, np.zeros(5, np.float32), groups=groups)
+
+
+def test_dilated_convolution_2d():
+    rng = np.random.RandomState(1)
+    conv = L.DilatedConvolution2D(None, 2, 3, stride=2, pad=2, dilate=2,
+                                  initialW=rng.randn(2, 3, 3, 3), initial_bias=rng.randn(2))
+    x = rng.randn(2, 3, 4, 3)
+    y = conv(x)
+    expected = F.convolution_2d(x, conv.W.array, conv.b.array, stride=2, pad=2, dilate=2)
+    np.testing.assert_allclose(y.array, expected.array, rtol=1e-12)
+    check_backward(conv, x, rng.randn(*y.shape), params=[conv.W, conv.b], seed=0)
+    assert L.DilatedConvolution2D(2, 3, pad=2, dilate=2)(x.astype(np.float32)).shape[1] == 2
+
+
+def test_mlp_convolution_2d():
+    rng = np.random.RandomState(2)
+    block = L.MLPConvolution2D(None, (4, 5), 3, activation=F.sigmoid)
+    x = rng.randn(2, 3, 6, 6).astype(np.float32)
+    y = block(x)
+    expected = block[1](F.sigmoid(block[0](x)))  # no activation after the last conv
+    np.testing.assert_array_equal(y.array, expected.array)
+    assert block[0].W.shape == (4, 3, 3, 3) and block[1].W.shape == (5, 4, 1, 1)
+    with pytest.raises(TypeError, match='sequence'):
+        L.MLPConvolution2D(3, 4, 3)
+
+
+def test_parameter_link():
+    a = np.arange(3, dtype=np.float32)
+    link = L.Parameter(a)
+    assert link.W.array is a
+    y = link()
+    assert y is link.W
+    F.sum(y * y).backward()
+    np.testing.assert_array_equal(link.W.grad, 2 * a)
+
+
+def test_simplified_dropconnect():
+    rng = np.random.RandomState(3)
+    layer = L.SimplifiedDropconnect(None, 2, ratio=0.5)
+    x = rng.randn(4, 3, 2).astype(np.float32)
+    layer(x)
+    assert layer.W.shape == (2, 6)
+    mask = rng.rand(4, 2, 6) >= 0.5
+    y = layer(x, True, mask)
+    W = layer.W.array * mask * 2.0
+    expected = np.einsum('ijk,ik->ij', W, x.reshape(4, 6)) + layer.b.array
+    np.testing.assert_allclose(y.array, expected, rtol=1e-5)
+    plain = layer(x, train=False)
+    np.testing.assert_allclose(plain.array, x.reshape(4, 6) @ layer.W.array.T + layer.b.array,
+                               rtol=1e-5)
