@@ -123,6 +123,8 @@ def _cupy() -> ModuleType | None:
     """CuPy if it is imported or importable, else None; a failed import is tried only once."""
     global _probed, _import_error
     module = sys.modules.get('cupy')
+    if module is None and 'cupy' in sys.modules:
+        return None  # blocked on purpose (sys.modules['cupy'] = None); do not remember it
     if module is None and not _probed:
         _probed = True
         try:

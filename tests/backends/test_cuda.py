@@ -263,3 +263,11 @@ def test_elementwise_kernel_runs_with_cupy(cupy):
     assert cuda.elementwise('T x', 'T y', 'y = x * 2', 'chainlet_test_double') is kernel
     y = kernel(cupy.arange(3, dtype=np.float32))
     np.testing.assert_array_equal(cuda.to_cpu(y), [0, 2, 4])
+
+
+def test_blocking_cupy_is_not_remembered(monkeypatch):
+    monkeypatch.setattr(cuda, '_probed', False)
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, 'cupy', None)
+        assert cuda.available is False
+    assert cuda._probed is False  # a later real import is still tried
