@@ -73,6 +73,7 @@ _LAZY = {
 _LAZY_ATTRS = {
     'should_use_cudnn': 'chainlet.backends.cuda',
     'should_use_cudnn_tensor_core': 'chainlet.backends.cuda',
+    'DebugMode': 'chainlet._config',
     'Reporter': 'chainlet.reporter', 'report': 'chainlet.reporter',
     'report_scope': 'chainlet.reporter', 'get_current_reporter': 'chainlet.reporter',
     'Summary': 'chainlet.reporter', 'DictSummary': 'chainlet.reporter',

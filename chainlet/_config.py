@@ -36,6 +36,7 @@ import contextlib
 import os
 import sys
 import threading
+import warnings
 from typing import IO, Any, Iterator
 
 import numpy
@@ -287,6 +288,26 @@ def no_backprop_mode() -> contextlib.AbstractContextManager[None]:
 def force_backprop_mode() -> contextlib.AbstractContextManager[None]:
     """Enable graph construction inside a ``with`` block, even within :func:`no_backprop_mode`."""
     return using_config('enable_backprop', True)
+
+
+class DebugMode:
+    """Deprecated context manager (Chainer 2): ``with DebugMode(flag):`` is
+    ``with using_config('debug', flag):``, which new code should use.
+
+    Args:
+        debug: The debug mode inside the block.
+    """
+
+    def __init__(self, debug: bool) -> None:
+        warnings.warn('chainlet.DebugMode is deprecated; use chainlet.using_config("debug", ...) '
+                      'instead', DeprecationWarning, stacklevel=2)
+        self._using = using_config('debug', debug)
+
+    def __enter__(self) -> None:
+        self._using.__enter__()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._using.__exit__(*exc_info)
 
 
 def get_dtype(dtype: Any = None, map_mixed16: Any = None) -> numpy.dtype:

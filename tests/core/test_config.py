@@ -238,3 +238,11 @@ def test_environment_variables():
     assert 'CHAINER_DTYPE: expected float16' in _defaults_in_subprocess(
         {'CHAINER_DTYPE': 'int32'})
     assert 'CHAINLET_DEBUG: expected 0 or 1' in _defaults_in_subprocess({'CHAINLET_DEBUG': 'yes'})
+
+
+def test_debug_mode_is_deprecated_using_config():
+    with pytest.warns(DeprecationWarning, match='DebugMode is deprecated'):
+        mode = chainlet.DebugMode(True)
+    with mode:
+        assert chainlet.config.debug is True
+    assert chainlet.config.debug is False
