@@ -1,2 +1,4 @@
-"""Links that compute a loss with learned parameters: CRF1d."""
+"""Links that compute a loss with learned parameters: CRF1d, NegativeSampling, BlackOut."""
+from chainlet.links.loss.black_out import BlackOut  # noqa: F401
 from chainlet.links.loss.crf1d import CRF1d  # noqa: F401
+from chainlet.links.loss.negative_sampling import NegativeSampling  # noqa: F401
