@@ -252,8 +252,11 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
 
 def _may_share(a: Any, b: Any) -> bool:
     """Whether two arrays may overlap in memory (a cheap bounds test, no false negatives)."""
-    xp = backend.get_array_module(a)
-    return bool(xp.may_share_memory(a, b))
+    if type(a) is not type(b):  # NumPy and CuPy arrays never share memory
+        return False
+    if type(a) is not numpy.ndarray and a.device != b.device:  # nor do two GPUs' arrays
+        return False
+    return bool(backend.get_array_module(a).may_share_memory(a, b))
 
 
 def _writable(a: Any) -> bool:
