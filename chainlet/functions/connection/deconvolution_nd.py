@@ -19,6 +19,14 @@ from chainlet.variable import Variable
 IntOrTuple = Union[int, Sequence[int]]
 
 
+class EmptyOutputError(ValueError, AssertionError):
+    """The estimated output of :func:`deconvolution_nd` would have a non-positive length.
+
+    A ``ValueError`` (a bad combination of arguments) that is also an ``AssertionError``,
+    because Chainer checks this with an ``assert`` and its tests expect that type.
+    """
+
+
 class DeconvolutionND(FunctionNode):
     """``y = deconv(x, W) + b`` over ``ndim`` spatial axes, channels first, with groups.
 
@@ -59,10 +67,10 @@ class DeconvolutionND(FunctionNode):
                 _conv_utils.get_deconv_outsize(size, k, s, p, d=d)
                 for size, k, s, p, d in zip(spatial, ksize, self.stride, self.pad, self.dilate))
             if any(o <= 0 for o in outsize):
-                raise ValueError(f'{func}: the output would be empty: input spatial shape '
-                                 f'{spatial}, ksize {ksize}, stride {self.stride}, pad '
-                                 f'{self.pad}, dilate {self.dilate} give output size '
-                                 f'{outsize}')
+                raise EmptyOutputError(f'{func}: the output would be empty: input spatial shape '
+                                       f'{spatial}, ksize {ksize}, stride {self.stride}, pad '
+                                       f'{self.pad}, dilate {self.dilate} give output size '
+                                       f'{outsize}')
         for axis, (size, o, k, s, p, d) in enumerate(zip(spatial, outsize, ksize, self.stride,
                                                          self.pad, self.dilate)):
             low = _conv_utils.get_conv_outsize(o, k, s, p, False, d)

@@ -212,6 +212,14 @@ def test_error_outsize():
         F.deconvolution_2d(x, W, pad=3)
 
 
+def test_error_empty_output_is_assertion_error():
+    # Chainer asserts that the estimated output size is positive; its tests expect that type.
+    x = np.zeros((2, 3, 4), np.float32)
+    W = np.zeros((3, 2, 2), np.float32)
+    with pytest.raises(AssertionError, match=r'deconvolution_nd: the output would be empty'):
+        F.deconvolution_nd(x, W, pad=10)
+
+
 @pytest.mark.parametrize('kw,exc', [
     ({'stride': 0}, ValueError), ({'pad': -2}, ValueError), ({'dilate': (1, 0)}, ValueError),
     ({'groups': -1}, ValueError), ({'stride': 'x'}, TypeError),
