@@ -45,8 +45,10 @@ _LAZY = {
     'save_and_load_hdf5': 'chainlet.testing.serializer',
     'get_trainer_with_mock_updater': 'chainlet.testing.training',
     'generate_matrix': 'chainlet.testing.matrix',
+    'distribution_unittest': 'chainlet.testing.distribution_test',
 }
-_SUBMODULES = ('serializer', 'training', 'matrix', 'unary_math_function_test')
+_SUBMODULES = ('serializer', 'training', 'matrix', 'unary_math_function_test',
+               'distribution_test')
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,19 @@
+"""Probability distributions (Chainer's ``chainer.distributions``), differentiable end to end.
+
+Each distribution keeps its parameters as Variables and computes log-densities, moments,
+entropies, CDFs and reparameterized samples with chainlet functions; ``kl_divergence`` looks up
+closed forms registered with ``register_kl``. See ``docs/distributions.md``.
+
+Example:
+    >>> import numpy as np
+    >>> from chainlet import distributions as D
+    >>> p = D.Normal(np.zeros(3, np.float32), np.ones(3, np.float32))
+    >>> p.log_prob(np.zeros(3, np.float32)).shape
+    (3,)
+"""
+from __future__ import annotations
+
+from chainlet.distributions.distribution import Distribution  # noqa: F401
+from chainlet.distributions.kl_divergence import (  # noqa: F401
+    cross_entropy, kl_divergence, register_kl)
+from chainlet.distributions.normal import Normal  # noqa: F401
