@@ -23,15 +23,16 @@ from chainlet.links.connection import (  # noqa: F401
 from chainlet.links.loss import BlackOut, CRF1d, NegativeSampling  # noqa: F401
 from chainlet.links.model import Classifier  # noqa: F401
 from chainlet.links.normalization import (  # noqa: F401
-    BatchNormalization, GroupNormalization, LayerNormalization)
+    BatchNormalization, BatchRenormalization, DecorrelatedBatchNormalization, GroupNormalization,
+    LayerNormalization)
 
 __all__ = [
-    'BatchNormalization', 'Bias', 'Bilinear', 'BlackOut', 'Classifier', 'Convolution1D',
-    'Convolution2D', 'Convolution3D', 'ConvolutionND', 'CRF1d', 'Deconvolution1D',
-    'Deconvolution2D', 'Deconvolution3D', 'DeconvolutionND', 'DepthwiseConvolution2D',
-    'DilatedConvolution2D', 'EmbedID', 'GroupNormalization', 'GRU', 'Highway', 'Inception',
-    'LayerNormalization', 'Linear', 'LSTM', 'Maxout', 'MLPConvolution2D', 'NegativeSampling',
-    'NStepBiGRU', 'NStepBiLSTM', 'NStepBiRNNReLU', 'NStepBiRNNTanh', 'NStepGRU', 'NStepLSTM',
-    'NStepRNNReLU', 'NStepRNNTanh', 'Parameter', 'PReLU', 'Scale', 'SimplifiedDropconnect',
-    'StatefulGRU', 'StatelessGRU', 'StatelessLSTM', 'Swish'
+    'BatchNormalization', 'BatchRenormalization', 'Bias', 'Bilinear', 'BlackOut', 'Classifier',
+    'Convolution1D', 'Convolution2D', 'Convolution3D', 'ConvolutionND', 'CRF1d', 'Deconvolution1D',
+    'Deconvolution2D', 'Deconvolution3D', 'DeconvolutionND', 'DecorrelatedBatchNormalization',
+    'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'GroupNormalization', 'GRU',
+    'Highway', 'Inception', 'LayerNormalization', 'Linear', 'LSTM', 'Maxout', 'MLPConvolution2D',
+    'NegativeSampling', 'NStepBiGRU', 'NStepBiLSTM', 'NStepBiRNNReLU', 'NStepBiRNNTanh',
+    'NStepGRU', 'NStepLSTM', 'NStepRNNReLU', 'NStepRNNTanh', 'Parameter', 'PReLU', 'Scale',
+    'SimplifiedDropconnect', 'StatefulGRU', 'StatelessGRU', 'StatelessLSTM', 'Swish'
 ]
