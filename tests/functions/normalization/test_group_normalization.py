@@ -1,7 +1,9 @@
 import numpy as np
 import pytest
 
+import chainlet
 import chainlet.functions as F
+from chainlet.functions.normalization.group_normalization import _MulInvStd
 from chainlet.testing import PytestFunctionTestCase
 from chainlet.type_check import InvalidType
 
@@ -69,3 +71,53 @@ def test_bad_arguments():
         F.group_normalization(x, 2, one, np.zeros(4))
     with pytest.raises(InvalidType, match='argument x: expected ndim >= 2'):
         F.group_normalization(np.zeros(4, np.float32), 2, one, zero)
+
+
+class TestMulInvStd(PytestFunctionTestCase):
+    """The private node on its own: ``inv_std(x)[:, None] * y``, differentiable in ``x`` too."""
+    params = [{'shape': (5, 4), 'eps': 1e-5}, {'shape': (3, 6), 'eps': 0.1},
+              {'shape': (0, 3), 'eps': 1e-5}]
+    dtypes = [np.float32, np.float64]
+
+    def generate_inputs(self):
+        return (np.random.uniform(-1, 1, self.shape).astype(self.dtype),
+                np.random.uniform(-1, 1, self.shape).astype(self.dtype))
+
+    def forward(self, inputs, device):
+        x, y = inputs
+        xv = x.array.astype(np.float64)
+        mean = xv.mean(axis=1) if x.size else np.zeros(x.shape[0])
+        inv_std = (((xv - mean[:, None]) ** 2).mean(axis=1) + self.eps) ** -0.5 \
+            if x.size else np.ones(x.shape[0])
+        return _MulInvStd(self.eps, mean.astype(self.dtype),
+                          inv_std.astype(self.dtype)).apply((x, y))
+
+    def forward_expected(self, inputs):
+        x, y = [a.astype(np.float64) for a in inputs]
+        inv_std = (x.var(axis=1) + self.eps) ** -0.5 if x.size else np.ones(x.shape[0])
+        return (inv_std[:, None] * y).astype(self.dtype),
+
+
+def test_mul_inv_std_gradient_wrt_x_matches_direct_formula():
+    # d/dx_j sum_i g_i y_i inv_std(x) = -inv_std**3 * (x_j - mean) * sum(g * y) / m
+    x = np.random.uniform(-1, 1, (2, 5))
+    y = np.random.uniform(-1, 1, (2, 5))
+    g = np.random.uniform(-1, 1, (2, 5))
+    eps = 1e-3
+    mean = x.mean(axis=1)
+    inv_std = (x.var(axis=1) + eps) ** -0.5
+    xv = chainlet.Variable(x)
+    z, = _MulInvStd(eps, mean, inv_std).apply((xv, y))
+    z.grad = g
+    z.backward()
+    gy_sum = (g * y).sum(axis=1, keepdims=True)
+    expected = -(inv_std ** 3)[:, None] * (x - mean[:, None]) * gy_sum / 5
+    np.testing.assert_allclose(xv.grad, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_mul_inv_std_bad_inputs():
+    node = _MulInvStd(1e-5, np.zeros(3, np.float32), np.ones(3, np.float32))
+    with pytest.raises(InvalidType, match=r'_MulInvStd: argument y: expected shape \(3, 2\)'):
+        node.apply((np.zeros((3, 2), np.float32), np.zeros((3, 3), np.float32)))
+    with pytest.raises(InvalidType, match='_MulInvStd: expected 2 inputs, got 1'):
+        _MulInvStd(1e-5, np.zeros(3), np.ones(3)).apply((np.zeros((3, 2)),))
