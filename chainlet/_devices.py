@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import threading
 from types import ModuleType
 from typing import Any, ContextManager, Iterator
 
@@ -35,6 +36,7 @@ import numpy
 from chainlet import backend
 
 _SCALARS = (bool, int, float, complex, numpy.generic)
+_entered = threading.local()  # contexts of devices used in `with`, per thread
 
 
 class Device:
@@ -84,11 +86,16 @@ class Device:
     def __enter__(self) -> Device:
         context = self.create_context()
         context.__enter__()
-        self.__dict__.setdefault('_entered', []).append(context)
+        # Per thread: one device object may be entered by several threads at once.
+        _entered.__dict__.setdefault(id(self), []).append(context)
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        self.__dict__['_entered'].pop().__exit__(*exc_info)
+        stack = _entered.__dict__[id(self)]
+        context = stack.pop()
+        if not stack:
+            del _entered.__dict__[id(self)]
+        context.__exit__(*exc_info)
 
     def send(self, arrays: Any) -> Any:
         """Send arrays to this device, recursing into lists, tuples and dicts.

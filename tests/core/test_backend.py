@@ -216,3 +216,32 @@ def test_contains_nan():
     assert not backend._contains_nan(np.array([1.0, 2.0]))
     assert not backend._contains_nan(np.array([1, 2]))
     assert backend._guess_device_from_array_module(np) == backend.CpuDevice()
+
+
+def test_with_device_nests_and_is_per_thread(fake_cupy):
+    import threading
+    fake_cupy.cuda = types.SimpleNamespace(
+        runtime=types.SimpleNamespace(getDeviceCount=lambda: 2), Device=_RecordingDevice)
+    device = backend.GpuDevice(1)
+    _RecordingDevice.log.clear()
+    with device:
+        with device:
+            t = threading.Thread(target=lambda: device.__enter__().__exit__(None, None, None))
+            t.start()
+            t.join()
+    assert _RecordingDevice.log == ['enter 1', 'enter 1', 'enter 1', 'exit 1', 'exit 1',
+                                    'exit 1']
+
+
+class _RecordingDevice:
+    log: list = []
+
+    def __init__(self, device_id=0):
+        self.id = device_id
+
+    def __enter__(self):
+        self.log.append(f'enter {self.id}')
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append(f'exit {self.id}')
