@@ -17,3 +17,6 @@ from chainlet.distributions.distribution import Distribution  # noqa: F401
 from chainlet.distributions.kl_divergence import (  # noqa: F401
     cross_entropy, kl_divergence, register_kl)
 from chainlet.distributions.normal import Normal  # noqa: F401
+from chainlet.distributions.bernoulli import Bernoulli  # noqa: F401
+from chainlet.distributions.categorical import Categorical  # noqa: F401
+from chainlet.distributions.one_hot_categorical import OneHotCategorical  # noqa: F401

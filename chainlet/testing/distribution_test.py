@@ -11,7 +11,8 @@ distributions whose SciPy version does not broadcast.
 
 Every target becomes ``test_<target>_cpu`` and ``test_<target>_gpu`` (marked ``gpu``); a target
 not listed in ``test_targets`` is skipped. The methods are generated from one table of checks
-(:data:`_CHECKS`) rather than written out one by one.
+(:data:`_CHECKS`); each test calls ``check_<target>(is_gpu)``, which a test class may
+override as Chainer's tests do.
 
 Example:
     >>> from chainlet.testing import distribution_unittest
@@ -200,18 +201,27 @@ _CHECKS: Dict[str, Callable[[Any, bool], None]] = {
 }
 
 
-def _make_test(target: str, on_gpu: bool) -> Callable[[Any], None]:
+def _make_check(target: str) -> Callable[[Any, bool], None]:
     check = _CHECKS[target]
 
+    def method(self: Any, is_gpu: bool) -> None:
+        check(self, is_gpu)
+    method.__name__ = f'check_{target}'
+    return method
+
+
+def _make_test(target: str, on_gpu: bool) -> Callable[[Any], None]:
     def test(self: Any) -> None:
         if target not in self.test_targets:
             self.skipTest(f"'{target}' does not exist in test_targets.")
-        check(self, on_gpu)
+        # Through the ``check_<target>`` method, which a Chainer test may override.
+        getattr(self, f'check_{target}')(on_gpu)
     test.__name__ = f'test_{target}_{"gpu" if on_gpu else "cpu"}'
     return attr.gpu(test) if on_gpu else test
 
 
 for _target in sorted(_CHECKS):
+    setattr(distribution_unittest, f'check_{_target}', _make_check(_target))
     setattr(distribution_unittest, f'test_{_target}_cpu', _make_test(_target, False))
     setattr(distribution_unittest, f'test_{_target}_gpu', _make_test(_target, True))
 del _target
