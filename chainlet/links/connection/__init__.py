@@ -16,6 +16,7 @@ from chainlet.links.connection.highway import Highway  # noqa: F401
 from chainlet.links.connection.inception import Inception  # noqa: F401
 from chainlet.links.connection.linear import Linear  # noqa: F401
 from chainlet.links.connection.lstm import LSTM, StatelessLSTM  # noqa: F401
+from chainlet.links.connection.mgu import StatefulMGU, StatelessMGU  # noqa: F401
 from chainlet.links.connection.mlp_convolution_2d import MLPConvolution2D  # noqa: F401
 from chainlet.links.connection.n_step_gru import NStepBiGRU, NStepGRU  # noqa: F401
 from chainlet.links.connection.n_step_lstm import NStepBiLSTM, NStepLSTM  # noqa: F401
@@ -23,4 +24,7 @@ from chainlet.links.connection.n_step_rnn import (  # noqa: F401
     NStepBiRNNReLU, NStepBiRNNTanh, NStepRNNReLU, NStepRNNTanh)
 from chainlet.links.connection.scale import Scale  # noqa: F401
 from chainlet.links.connection.parameter import Parameter  # noqa: F401
+from chainlet.links.connection.peephole import StatefulPeepholeLSTM  # noqa: F401
 from chainlet.links.connection.simplified_dropconnect import SimplifiedDropconnect  # noqa: F401
+from chainlet.links.connection.tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM  # noqa: F401
+from chainlet.links.connection.zoneoutlstm import StatefulZoneoutLSTM  # noqa: F401
