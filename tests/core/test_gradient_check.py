@@ -140,7 +140,7 @@ class TestHarnessCatchesInputModification(PytestFunctionTestCase):
         return inputs[0] * 2,
 
     def test_forward(self):  # replaces the generated test: the failure is what we expect
-        with pytest.raises(AssertionError, match='forward modified its input 0 in place'):
+        with pytest.raises(AssertionError, match='Input arrays have been modified during forward'):
             self._run_forward({}, np.dtype(np.float64), True)
 
 
