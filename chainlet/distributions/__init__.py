@@ -20,3 +20,5 @@ from chainlet.distributions.normal import Normal  # noqa: F401
 from chainlet.distributions.bernoulli import Bernoulli  # noqa: F401
 from chainlet.distributions.categorical import Categorical  # noqa: F401
 from chainlet.distributions.one_hot_categorical import OneHotCategorical  # noqa: F401
+from chainlet.distributions.independent import Independent  # noqa: F401
+from chainlet.distributions.multivariate_normal import MultivariateNormal  # noqa: F401
