@@ -5,6 +5,11 @@ The gate pre-activations arrive interleaved as in Chainer: column ``4*n + k`` of
 The cell math below is written for ``K`` children (``K = 1`` here, ``K = 2`` for
 :func:`~chainlet.functions.slstm`): ``c = sum_k tanh(a_k) sig(i_k) + sig(f_k) c_k``,
 ``h = sig(sum_k o_k) tanh(c)``.
+
+:class:`LSTMGrad` follows Chainer's contract: it maps ``(c_prev, x, c_next, gc, gh)`` to
+``(gc_prev, gx)`` and treats the new cell state ``c_next`` (retained by :class:`LSTM`) as an
+input of its own, so backward reuses it instead of recomputing it and its own gradient has a
+``c_next`` part; the chain rule through ``LSTM`` gives the same higher-order gradients.
 """
 from __future__ import annotations
 
@@ -44,13 +49,17 @@ def _cell_forward(xp: Any, cps: Sequence[Any], gates: Sequence[list]) -> tuple:
     return c, _sig(xp, o) * xp.tanh(c)
 
 
-def _cell_grad(xp: Any, cps: Sequence[Any], gates: Sequence[list], gc: Any, gh: Any) -> tuple:
-    """Arrays: gradients ``([gc_k], [[ga_k, gi_k, gf_k, go_k]])`` of the ``K``-child cell."""
+def _cell_grad(xp: Any, cps: Sequence[Any], gates: Sequence[list], gc: Any, gh: Any,
+               c: Any = None) -> tuple:
+    """Arrays: gradients ``([gc_k], [[ga_k, gi_k, gf_k, go_k]])`` of the ``K``-child cell.
+
+    ``c`` is the cell state the forward computed; it is recomputed when not given.
+    """
     acts = [(xp.tanh(a), _sig(xp, i), _sig(xp, f)) for a, i, f, _ in gates]
-    c = None
-    for cp, (A, I, Fg) in zip(cps, acts):
-        term = A * I + Fg * cp
-        c = term if c is None else c + term
+    if c is None:
+        for cp, (A, I, Fg) in zip(cps, acts):
+            term = A * I + Fg * cp
+            c = term if c is None else c + term
     o = gates[0][3]
     for g in gates[1:]:
         o = o + g[3]
@@ -66,19 +75,24 @@ def _cell_grad(xp: Any, cps: Sequence[Any], gates: Sequence[list], gc: Any, gh: 
 
 
 def _cell_grad_grad(cps: Sequence[Variable], gates: Sequence[list], gc: Variable,
-                    gh: Variable, g_cps: Sequence[Variable],
-                    g_gates: Sequence[list]) -> tuple:
+                    gh: Variable, g_cps: Sequence[Variable], g_gates: Sequence[list],
+                    c: Any = None) -> tuple:
     """Variables: derivative of ``sum(G * _cell_grad(...))`` with respect to the inputs of
     ``_cell_grad`` (``G`` = ``g_cps``, ``g_gates``), written with chainlet functions so it can be
     differentiated again. Returns ``([d c_k], [[d a_k, d i_k, d f_k, d o_k]], d gc, d gh)``.
+
+    Without ``c`` the cell state is recomputed from ``cps`` and ``gates`` and what reaches it
+    flows on into them; with ``c`` it is an input of its own and its derivative ``d c`` is
+    appended as a fifth element.
     """
     acts = []
-    c = None
+    given = c is not None
     for cp, (a, i, f, _) in zip(cps, gates):
         A, I, Fg = tanh(a), sigmoid(i), sigmoid(f)
         acts.append((A, I, Fg, 1 - A * A, I * (1 - I), Fg * (1 - Fg)))
-        term = A * I + Fg * cp
-        c = term if c is None else c + term
+        if not given:
+            term = A * I + Fg * cp
+            c = term if c is None else c + term
     o = gates[0][3]
     Go = g_gates[0][3]
     for k in range(1, len(gates)):
@@ -98,12 +112,16 @@ def _cell_grad_grad(cps: Sequence[Variable], gates: Sequence[list], gc: Variable
     go = Og1 * gh * (Gg * T1 + Go * T * (1 - 2 * Og))
     d_cps, d_gates = [], []
     for cp, (A, I, Fg, A1, I1, F1), Gcp, (Ga, Gi, Gf, _) in zip(cps, acts, g_cps, g_gates):
-        da = A1 * (g * (Gi * I1 - 2 * Ga * I * A) + Gc * I)
-        di = I1 * (g * (Ga * A1 + Gi * A * (1 - 2 * I)) + Gc * A)
-        df = F1 * (g * (Gcp + Gf * cp * (1 - 2 * Fg)) + Gc * cp)
-        d_gates.append([da, di, df, go])
-        d_cps.append(Gf * g * F1 + Gc * Fg)
-    return d_cps, d_gates, Gg, Gg * Og * T1 + Go * T * Og1
+        da = g * (Gi * I1 - 2 * Ga * I * A)
+        di = g * (Ga * A1 + Gi * A * (1 - 2 * I))
+        df = g * (Gcp + Gf * cp * (1 - 2 * Fg))
+        d_cp = Gf * g * F1
+        if not given:  # the chain rule through the recomputed c
+            da, di, df, d_cp = da + Gc * I, di + Gc * A, df + Gc * cp, d_cp + Gc * Fg
+        d_gates.append([A1 * da, I1 * di, F1 * df, go])
+        d_cps.append(d_cp)
+    ret = (d_cps, d_gates, Gg, Gg * Og * T1 + Go * T * Og1)
+    return ret + (Gc,) if given else ret
 
 
 def _zeros_if_none(g: Any, like: Variable, shape: Any = None) -> Any:
@@ -141,6 +159,7 @@ class LSTM(FunctionNode):
     def forward(self, inputs):
         c_prev, x = inputs
         self.retain_inputs((0, 1))
+        self.retain_outputs((0,))
         xp = backend.get_array_module(x)
         batch = x.shape[0]
         c_top, h = _cell_forward(xp, (c_prev[:batch],), (_gates(x),))
@@ -153,23 +172,47 @@ class LSTM(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         c_prev, x = self.get_retained_inputs()
+        c_next, = self.get_retained_outputs()
         gc, gh = grad_outputs
         gc = _zeros_if_none(gc, c_prev)
         gh = _zeros_if_none(gh, x, (x.shape[0],) + tuple(c_prev.shape[1:]))
-        gc_prev, gx = LSTMGrad().apply((c_prev, x, gc, gh))
+        gc_prev, gx = LSTMGrad().apply((c_prev, x, c_next, gc, gh))
         return tuple((gc_prev, gx)[i] for i in indexes)
 
 
 class LSTMGrad(FunctionNode):
-    """``(gc_prev, gx)`` from ``(c_prev, x, gc, gh)``; its own backward is written with chainlet
-    functions, so :func:`lstm` can be differentiated any number of times."""
+    """``(gc_prev, gx)`` from ``(c_prev, x, c_next, gc, gh)`` (Chainer's contract).
+
+    ``c_next`` is the cell state :class:`LSTM` returned; only its first ``len(x)`` rows are
+    read. The node's own backward, to all five inputs, is written with chainlet functions, so
+    :func:`lstm` can be differentiated any number of times.
+    """
+
+    def __call__(self, *inputs: Any) -> tuple:
+        """``LSTMGrad()(c_prev, x, c_next, gc, gh)``: Chainer's ``LSTMGrad`` is an old-style
+        function called on its inputs, and code (its tests among them) calls it that way.
+
+        Returns:
+            Tuple ``(gc_prev, gx)`` of Variables.
+        """
+        return self.apply(inputs)
+
+    def _check_arrays(self, in_data):
+        type_check.count('LSTMGrad', in_data, 5)
+        c_prev, x, c_next, gc, gh = in_data
+        check_cell_types('LSTMGrad', ('c_prev', 'x'), (c_prev,), (x,), same_batch=False)
+        for name, a in (('c_next', c_next), ('gc', gc)):
+            type_check.argument('LSTMGrad', name, a, dtype=c_prev.dtype, shape=c_prev.shape)
+        type_check.argument('LSTMGrad', 'gh', gh, dtype=c_prev.dtype,
+                            shape=(x.shape[0],) + tuple(c_prev.shape[1:]))
 
     def forward(self, inputs):
-        c_prev, x, gc, gh = inputs
-        self.retain_inputs((0, 1, 2, 3))
+        c_prev, x, c_next, gc, gh = inputs
+        self.retain_inputs((0, 1, 2, 3, 4))
         xp = backend.get_array_module(x)
         batch = x.shape[0]
-        (gcp,), (ggates,) = _cell_grad(xp, (c_prev[:batch],), (_gates(x),), gc[:batch], gh)
+        (gcp,), (ggates,) = _cell_grad(xp, (c_prev[:batch],), (_gates(x),), gc[:batch], gh,
+                                       c=c_next[:batch])
         gx = xp.empty(x.shape, x.dtype)
         for dst, src in zip(_gates(gx), ggates):
             dst[...] = src
@@ -181,20 +224,23 @@ class LSTMGrad(FunctionNode):
         return gc_prev, gx
 
     def backward(self, indexes, grad_outputs):
-        c_prev, x, gc, gh = self.get_retained_inputs()
+        c_prev, x, c_next, gc, gh = self.get_retained_inputs()
         g_cprev = _zeros_if_none(grad_outputs[0], c_prev)
         g_x = _zeros_if_none(grad_outputs[1], x)
         batch, full = x.shape[0], c_prev.shape[0]
         split = batch < full
         top = (lambda v: v[:batch]) if split else (lambda v: v)
-        (d_cp,), (d_gates,), d_gc, d_gh = _cell_grad_grad(
-            (top(c_prev),), (_gates(x),), top(gc), gh, (top(g_cprev),), (_gates(g_x),))
+        (d_cp,), (d_gates,), d_gc, d_gh, d_c = _cell_grad_grad(
+            (top(c_prev),), (_gates(x),), top(gc), gh, (top(g_cprev),), (_gates(g_x),),
+            c=top(c_next))
         if split:
+            # rows past len(x): gc_prev copies gc there and nothing else depends on them
             xp = backend.get_array_module(x.array)
             rest = xp.zeros((full - batch,) + tuple(c_prev.shape[1:]), c_prev.dtype)
             d_cp = _ops.concat([d_cp, rest], axis=0)
+            d_c = _ops.concat([d_c, rest], axis=0)
             d_gc = _ops.concat([d_gc, g_cprev[batch:]], axis=0)
-        ret = (d_cp, _ops.interleave(d_gates), d_gc, d_gh)
+        ret = (d_cp, _ops.interleave(d_gates), d_c, d_gc, d_gh)
         return tuple(ret[i] for i in indexes)
 
 

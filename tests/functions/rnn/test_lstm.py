@@ -127,6 +127,66 @@ def test_lstm_double_backward_through_chainlet_grad():
     assert x.grad is not None and np.isfinite(x.grad).all()
 
 
+def _lstm_grad_ref(c_prev, x, c_next, gc, gh):
+    """NumPy reference of LSTMGrad: the gradients of the cell whose state is ``c_next``."""
+    batch, units = x.shape[0], c_prev.shape[1]
+    r = x.reshape((batch, units, 4) + x.shape[2:])
+    A, I, Fg, Og = (np.tanh(r[:, :, 0]), _sigmoid(r[:, :, 1]), _sigmoid(r[:, :, 2]),
+                    _sigmoid(r[:, :, 3]))
+    T = np.tanh(c_next[:batch])
+    g = gh * Og * (1 - T * T) + gc[:batch]
+    gx = np.stack([g * I * (1 - A * A), g * A * I * (1 - I),
+                   g * c_prev[:batch] * Fg * (1 - Fg), gh * T * Og * (1 - Og)], axis=2)
+    gc_prev = gc.copy()
+    gc_prev[:batch] = g * Fg
+    return gc_prev, gx.reshape(x.shape)
+
+
+@pytest.mark.parametrize('batch', [3, 2, 0])
+def test_lstm_grad_takes_c_next_as_an_input(batch):
+    # Chainer's contract: LSTMGrad()(c_prev, x, c_next, gc, gh) -> (gc_prev, gx), with c_next
+    # used as given (here deliberately not the cell state of c_prev and x).
+    from chainlet.functions.rnn.lstm import LSTMGrad
+    rng = np.random.RandomState(0)
+    c_prev, c_next, gc = (rng.uniform(-1, 1, (3, 2, 4)) for _ in range(3))
+    x = rng.uniform(-1, 1, (batch, 8, 4))
+    gh = rng.uniform(-1, 1, (batch, 2, 4))
+    gc_prev, gx = LSTMGrad()(c_prev, x, c_next, gc, gh)
+    ref = _lstm_grad_ref(c_prev, x, c_next, gc, gh)
+    np.testing.assert_allclose(gc_prev.array, ref[0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gx.array, ref[1], rtol=1e-12, atol=1e-12)
+    inputs = (c_prev, x, c_next, gc, gh)
+    outs = (rng.uniform(-1, 1, (3, 2, 4)), rng.uniform(-1, 1, (batch, 8, 4)))
+    chainlet.gradient_check.check_backward(LSTMGrad(), inputs, outs, dtype=np.float64)
+    chainlet.gradient_check.check_double_backward(
+        LSTMGrad(), inputs, outs, tuple(rng.uniform(-1, 1, a.shape) for a in inputs),
+        dtype=np.float64)
+
+
+def test_lstm_grad_bad_inputs():
+    from chainlet.functions.rnn.lstm import LSTMGrad
+    c = np.zeros((2, 3))
+    x = np.zeros((2, 12))
+    with pytest.raises(InvalidType, match='LSTMGrad: expected 5 inputs, got 4'):
+        LSTMGrad()(c, x, c, c)
+    with pytest.raises(InvalidType, match=r'LSTMGrad: argument c_next: expected shape \(2, 3\)'):
+        LSTMGrad()(c, x, np.zeros((1, 3)), c, c)
+    with pytest.raises(InvalidType, match=r'LSTMGrad: argument gh: expected shape \(2, 3\)'):
+        LSTMGrad()(c, x, c, c, np.zeros((2, 4)))
+
+
+def test_lstm_triple_backward():
+    def f(c_prev, x):
+        c, h = F.lstm(c_prev, x)
+        return F.sum(c[:2] * h) + F.sum(c * c)
+    c_prev = np.random.uniform(-1, 1, (3, 2))
+    x = np.random.uniform(-1, 1, (2, 8))
+    chainlet.gradient_check.check_double_backward(
+        lambda c, x: chainlet.grad([f(c, x)], [c, x], enable_double_backprop=True),
+        (c_prev, x), (np.random.uniform(-1, 1, (3, 2)), np.random.uniform(-1, 1, (2, 8))),
+        (np.random.uniform(-1, 1, (3, 2)), np.random.uniform(-1, 1, (2, 8))))
+
+
 @pytest.mark.parametrize('func', ['lstm', 'slstm'])
 def test_cell_is_stable_for_large_inputs(func):
     with warnings.catch_warnings():
