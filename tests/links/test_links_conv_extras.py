@@ -76,3 +76,35 @@ def test_simplified_dropconnect():
     plain = layer(x, train=False)
     np.testing.assert_allclose(plain.array, x.reshape(4, 6) @ layer.W.array.T + layer.b.array,
                                rtol=1e-5)
+
+
+def test_local_convolution_2d():
+    rng = np.random.RandomState(4)
+    with chainlet.using_config('dtype', np.float64):
+        conv = L.LocalConvolution2D(None, 2, ksize=3, stride=1)
+    x = rng.randn(2, 3, 4, 5)
+    y = conv(x)
+    assert conv.W.shape == (2, 2, 3, 3, 3, 3) and conv.b.shape == (2, 2, 3)
+    expected = np.zeros((2, 2, 2, 3))
+    for i in range(2):
+        for j in range(3):
+            patch = x[:, :, i:i + 3, j:j + 3]
+            expected[:, :, i, j] = np.einsum('nckl,ockl->no', patch, conv.W.array[:, i, j])
+    np.testing.assert_allclose(y.array, expected + conv.b.array, rtol=1e-10)
+    check_backward(conv, x, rng.randn(2, 2, 2, 3), params=[conv.W, conv.b], seed=0)
+    fixed = L.LocalConvolution2D(3, 2, in_size=4, ksize=3, nobias=True)
+    assert fixed.W.shape == (2, 2, 2, 3, 3, 3) and fixed.b is None
+
+
+def test_deformable_convolution_2d_starts_as_plain_convolution():
+    rng = np.random.RandomState(5)
+    conv = L.DeformableConvolution2D(None, 2, 3, stride=2, pad=1)
+    x = rng.rand(2, 3, 7, 7).astype(np.float32)
+    y = conv(x)
+    assert not conv.offset_conv.W.array.any()  # offsets start at zero
+    assert conv.offset_conv.W.shape == (18, 3, 3, 3)
+    expected = F.convolution_2d(x, conv.deform_conv.W, conv.deform_conv.b, stride=2, pad=1)
+    np.testing.assert_allclose(y.array, expected.array, rtol=1e-5, atol=1e-6)
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    assert conv.offset_conv.W.grad is not None and conv.deform_conv.W.grad is not None

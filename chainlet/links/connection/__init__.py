@@ -7,6 +7,8 @@ from chainlet.links.connection.convolution_nd import (  # noqa: F401
 from chainlet.links.connection.deconvolution_2d import Deconvolution2D  # noqa: F401
 from chainlet.links.connection.deconvolution_nd import (  # noqa: F401
     Deconvolution1D, Deconvolution3D, DeconvolutionND)
+from chainlet.links.connection.deformable_convolution_2d import (  # noqa: F401
+    DeformableConvolution2D, DeformableConvolution2DSampler)
 from chainlet.links.connection.depthwise_convolution_2d import (  # noqa: F401
     DepthwiseConvolution2D)
 from chainlet.links.connection.dilated_convolution_2d import DilatedConvolution2D  # noqa: F401
@@ -15,6 +17,7 @@ from chainlet.links.connection.gru import GRU, StatefulGRU, StatelessGRU  # noqa
 from chainlet.links.connection.highway import Highway  # noqa: F401
 from chainlet.links.connection.inception import Inception  # noqa: F401
 from chainlet.links.connection.linear import Linear  # noqa: F401
+from chainlet.links.connection.local_convolution_2d import LocalConvolution2D  # noqa: F401
 from chainlet.links.connection.lstm import LSTM, StatelessLSTM  # noqa: F401
 from chainlet.links.connection.mgu import StatefulMGU, StatelessMGU  # noqa: F401
 from chainlet.links.connection.mlp_convolution_2d import MLPConvolution2D  # noqa: F401
