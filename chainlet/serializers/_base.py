@@ -222,22 +222,25 @@ class _ArchiveDeserializer(Deserializer):
         self._state.session = True
 
     def _finish_session(self, what: str) -> None:
-        """Raise one error for missing and unexpected keys (strict), then apply the copies."""
+        """Raise one error for missing keys (strict), then apply the copies.
+
+        As in Chainer, only keys that the object asks for and the file lacks are errors: a
+        file may hold more than is loaded (a whole snapshot read into one model, a parent
+        chain's file read into a child with ``path``). The stored keys left unread are named
+        in the message when keys are missing, since they usually show what went wrong.
+        """
         state = self._state
-        if self.strict:
+        if self.strict and state.missing:
             unexpected = sorted(
                 k for k in self._stored_keys()
                 if k.startswith(self.path) and k not in state.visited and not self._ignored(k))
-            if state.missing or unexpected:
-                parts = []
-                if state.missing:
-                    parts.append(f'missing keys {state.missing}')
-                if unexpected:
-                    parts.append(f'unexpected keys {unexpected}')
-                state.pending.clear()
-                hint = _path_hint(self.path, state.missing, unexpected)
-                raise SerializationKeyError(
-                    f'{what}: {"; ".join(parts)} (pass strict=False to ignore{hint})')
+            parts = [f'missing keys {state.missing}']
+            if unexpected:
+                parts.append(f'unexpected keys {unexpected}')
+            state.pending.clear()
+            hint = _path_hint(self.path, state.missing, unexpected)
+            raise SerializationKeyError(
+                f'{what}: {"; ".join(parts)} (pass strict=False to ignore{hint})')
         for dst, src in state.pending:
             _copy_into(dst, src)
         state.pending.clear()

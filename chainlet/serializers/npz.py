@@ -195,6 +195,29 @@ def save_npz(file: FileLike, obj: Any, compression: bool = True) -> None:
         _write_npz(file, s.target, compression)
 
 
+def serialize(obj: Any) -> dict:
+    """Serialize ``obj`` into a plain dict of NumPy arrays (what :func:`save_npz` writes).
+
+    Args:
+        obj: An object with a ``serialize(serializer)`` method.
+
+    Returns:
+        dict: Keys such as ``'l1/W'`` mapped to host arrays.
+
+    Example:
+        >>> import numpy as np, chainlet
+        >>> from chainlet.serializers import npz
+        >>> link = chainlet.Link()
+        >>> with link.init_scope():
+        ...     link.b = chainlet.Parameter(np.ones(2, np.float32))
+        >>> npz.serialize(link)
+        {'b': array([1., 1.], dtype=float32)}
+    """
+    s = DictionarySerializer()
+    obj.serialize(s)
+    return s.target
+
+
 @contextlib.contextmanager
 def _open_npz(file: FileLike, what: str) -> Iterator[Any]:
     if is_path(file):

@@ -19,7 +19,10 @@ Example:
 """
 from __future__ import annotations
 
+from chainlet.training import extension  # noqa: F401
 from chainlet.training import extensions  # noqa: F401
+from chainlet.training import trainer  # noqa: F401
+from chainlet.training import trigger  # noqa: F401
 from chainlet.training import triggers  # noqa: F401
 from chainlet.training import updater  # noqa: F401
 from chainlet.training import updaters  # noqa: F401

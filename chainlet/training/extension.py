@@ -80,7 +80,8 @@ class Extension:
 def make_extension(trigger: Any = None, default_name: Optional[str] = None,
                    priority: Optional[int] = None, finalizer: Optional[Callable] = None,
                    initializer: Optional[Callable] = None,
-                   on_error: Optional[Callable] = None) -> Callable[[Callable], Callable]:
+                   on_error: Optional[Callable] = None,
+                   **kwargs: Any) -> Callable[[Callable], Callable]:
     """Decorator that turns a function ``f(trainer)`` into an extension.
 
     It only sets attributes on the function, so the function is still callable as it was.
@@ -96,6 +97,11 @@ def make_extension(trigger: Any = None, default_name: Optional[str] = None,
     Returns:
         The decorator.
 
+    Raises:
+        ValueError: ``invoke_before_training`` is given (removed in Chainer 2; use
+            ``initializer``), as Chainer raises.
+        TypeError: another unexpected keyword argument.
+
     Example:
         >>> from chainlet import training
         >>> @training.make_extension(default_name='hello')
@@ -104,6 +110,11 @@ def make_extension(trigger: Any = None, default_name: Optional[str] = None,
         >>> say.default_name, say.trigger
         ('hello', (1, 'iteration'))
     """
+    if 'invoke_before_training' in kwargs:
+        raise ValueError('make_extension: invoke_before_training was removed in Chainer 2; '
+                         'use initializer= (or Trainer.extend(..., call_before_training=True))')
+    if kwargs:
+        raise TypeError(f'make_extension: unexpected keyword arguments {sorted(kwargs)}')
     if trigger is None:
         trigger = Extension.trigger
     if priority is None:

@@ -78,6 +78,7 @@ class Trainer:
             reporter.add_observers(name, optimizer.target.namedlinks(skipself=True))
         self.reporter = reporter
         self._done = False
+        self._is_before_training = False
         self._extensions: collections.OrderedDict = collections.OrderedDict()
         self._start_at: Optional[float] = None
         self._snapshot_elapsed_time = 0.0
@@ -85,6 +86,15 @@ class Trainer:
         updater.connect_trainer(self)
         for ext in extensions or ():
             self.extend(ext)
+
+    @property
+    def is_before_training(self) -> bool:
+        """Whether the extensions are being called before the first update.
+
+        True only while :meth:`run` calls the extensions registered with
+        ``call_before_training=True``, so such an extension can tell that call apart.
+        """
+        return self._is_before_training
 
     @property
     def elapsed_time(self) -> float:
@@ -201,10 +211,14 @@ class Trainer:
                 initializer(self)
         reporter = self.reporter
         self.observation = {}
-        with reporter.scope(self.observation):
-            for _, entry in extensions:
-                if entry.call_before_training:
-                    entry.extension(self)
+        self._is_before_training = True
+        try:
+            with reporter.scope(self.observation):
+                for _, entry in extensions:
+                    if entry.call_before_training:
+                        entry.extension(self)
+        finally:
+            self._is_before_training = False
         update = self.updater.update
         stop_trigger = self.stop_trigger
         try:

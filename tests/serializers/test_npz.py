@@ -460,3 +460,32 @@ def test_public_names():
         assert hasattr(serializers, name)
     assert issubclass(NpzDeserializer, serializers.Deserializer)
     assert issubclass(DictionarySerializer, serializers.Serializer)
+
+
+def test_extra_stored_keys_are_not_an_error_in_strict_mode():
+    # Chainer's rule: strict loading fails only on keys the object asks for and the file
+    # lacks; a file holding more (a parent chain read into one child) loads fine.
+    buf = io.BytesIO()
+    src = make_net(1)
+    save_npz(buf, src)
+    buf.seek(0)
+    dst = make_net(2).l1
+    load_npz(buf, dst, path='l1/')
+    np.testing.assert_array_equal(dst.W.array, src.l1.W.array)
+    buf.seek(0)
+    bare = Chain()
+    load_npz(buf, bare)  # asks for nothing: nothing is missing
+
+
+def test_npz_serialize_returns_the_dict_save_npz_writes():
+    from chainlet.serializers import npz
+    src = make_net(1)
+    target = npz.serialize(src)
+    buf = io.BytesIO()
+    save_npz(buf, src)
+    buf.seek(0)
+    with np.load(buf) as f:
+        # None values ('nothing') are listed in one entry instead of pickled arrays
+        assert set(f.files) - {npz.NONE_KEYS_ENTRY} == set(target) - {'nothing'}
+    assert target['nothing'][()] is None
+    np.testing.assert_array_equal(target['l1/W'], src.l1.W.array)

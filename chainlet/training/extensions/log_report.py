@@ -41,17 +41,23 @@ class LogReport(extension.Extension):
             may add or change values.
         filename: Name of the log file in the output folder; ``None`` writes no file. It may
             contain ``{iteration}``-style fields filled from the entry.
+        write_trigger: When to write the file (default ``(1, 'iteration')``: whenever an
+            entry was added). The file is written only when it fires and entries were added
+            since the last write, so a coarse write trigger saves disk traffic on long logs.
     """
 
     def __init__(self, keys: Optional[Sequence[str]] = None, trigger: Any = (1, 'epoch'),
                  postprocess: Optional[Callable[[dict], Any]] = None,
-                 filename: Optional[str] = 'log', **kwargs: Any) -> None:
+                 filename: Optional[str] = 'log', write_trigger: Any = (1, 'iteration'),
+                 **kwargs: Any) -> None:
         if 'log_name' in kwargs:  # Chainer's older name of the argument
             filename = kwargs.pop('log_name')
         if kwargs:
             raise TypeError(f'LogReport: unexpected keyword arguments {sorted(kwargs)}')
         self._keys = keys
         self._trigger = util.get_trigger(trigger)
+        self._write_trigger = util.get_trigger(write_trigger)
+        self._unwritten = False
         self._postprocess = postprocess
         self._log: list = []
         self._log_name = filename
@@ -67,8 +73,13 @@ class LogReport(extension.Extension):
             self._summary.add(observation)
         else:
             self._summary.add({k: observation[k] for k in self._keys if k in observation})
-        if not self._trigger(trainer):
-            return
+        if self._trigger(trainer):
+            self._add_entry(trainer)
+        if self._unwritten and self._write_trigger(trainer):
+            self._write(self._log[-1], trainer.out)
+            self._unwritten = False
+
+    def _add_entry(self, trainer: Any) -> None:
         entry = {name: float(value) for name, value in self._summary.compute_mean().items()}
         updater = trainer.updater
         entry['epoch'] = updater.epoch
@@ -77,10 +88,14 @@ class LogReport(extension.Extension):
         if self._postprocess is not None:
             self._postprocess(entry)
         self._log.append(entry)
-        if self._log_name is not None:
-            path = os.path.join(trainer.out, self._log_name.format(**entry))
-            write_text_atomic(path, json.dumps(self._log, indent=4))
+        self._unwritten = True
         self._init_summary()
+
+    def _write(self, entry: dict, out: str) -> None:
+        # The whole log is written; ``entry`` (the newest one) only fills the file name.
+        if self._log_name is not None:
+            path = os.path.join(out, self._log_name.format(**entry))
+            write_text_atomic(path, json.dumps(self._log, indent=4))
 
     @property
     def log(self) -> list:

@@ -9,7 +9,9 @@ Example:
     >>> trainer, trigger = Trainer(), IntervalTrigger(0.5, 'epoch')
     >>> fired = []
     >>> for it in range(1, 7):  # 4 iterations per epoch
-    ...     trainer.updater.iteration, trainer.updater.epoch_detail = it, it / 4
+    ...     u = trainer.updater
+    ...     u.previous_epoch_detail = u.epoch_detail if it > 1 else None
+    ...     u.iteration, u.epoch_detail = it, it / 4
     ...     fired.append(trigger(trainer))
     >>> fired
     [False, True, False, True, False, True]
@@ -88,15 +90,28 @@ class IntervalTrigger:
         self._previous_epoch_detail = 0.0
 
     def __call__(self, trainer: Any) -> bool:
-        """Return whether the interval has elapsed since the previous call."""
+        """Return whether an interval boundary was crossed by the latest update.
+
+        The answer comes from the updater's own counters (``iteration``, and
+        ``epoch_detail``/``previous_epoch_detail``), not from what this trigger saw before, so
+        a fresh trigger on a resumed updater fires exactly where an uninterrupted run would,
+        as Chainer's does; the previous position is kept only for updaters without
+        ``previous_epoch_detail``.
+        """
         updater = trainer.updater
-        previous_iteration, previous_epoch_detail = previous_positions(self, updater)
         if self.unit == 'epoch':
-            fire = previous_epoch_detail // self.period != updater.epoch_detail // self.period
+            epoch_detail = updater.epoch_detail
+            if hasattr(updater, 'previous_epoch_detail'):
+                previous = updater.previous_epoch_detail
+                previous_epoch_detail = 0.0 if previous is None else previous
+            else:
+                previous_epoch_detail = previous_positions(self, updater)[1]
+            fire = previous_epoch_detail // self.period != epoch_detail // self.period
         else:
-            fire = previous_iteration // self.period != updater.iteration // self.period
+            iteration = updater.iteration
+            fire = iteration > 0 and (iteration - 1) // self.period != iteration // self.period
         remember_positions(self, updater)
-        return fire
+        return bool(fire)
 
     def serialize(self, serializer: Any) -> None:
         """Save or load the position seen at the previous call."""

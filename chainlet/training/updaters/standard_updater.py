@@ -269,4 +269,6 @@ class StandardUpdater(Updater):
         for name, opt in self._optimizers.items():
             opt.serialize(serializer['optimizer:' + name])
             opt.target.serialize(serializer['model:' + name])
-        self.iteration = int(serializer('iteration', self.iteration))
+        iteration = serializer('iteration', self.iteration)
+        if iteration is not None:  # a custom serializer may return nothing when saving
+            self.iteration = int(iteration)

@@ -1,0 +1,102 @@
+"""Chainer's spellings and call conventions of the training loop's pieces."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from chainlet import training
+from chainlet.training import extensions
+
+
+def test_trigger_module_alias():
+    assert training.trigger.IntervalTrigger is training.triggers.IntervalTrigger
+    assert isinstance(training.trigger.get_trigger((1, 'epoch')), training.trigger.IntervalTrigger)
+    assert training.extension.Extension is training.Extension
+
+
+def test_is_before_training_only_during_the_call_before_training(setup_factory):
+    s = setup_factory(stop=(2, 'iteration'))
+    seen = []
+    s.trainer.extend(lambda tr: seen.append((tr.updater.iteration, tr.is_before_training)),
+                     name='probe', call_before_training=True)
+    assert s.trainer.is_before_training is False
+    s.trainer.run()
+    assert seen == [(0, True), (1, False), (2, False)]
+    assert s.trainer.is_before_training is False
+
+
+@pytest.mark.parametrize('period, iters_per_epoch, unit', [
+    (2, 5, 'iteration'), (3, 1, 'epoch'), (1.5, 2, 'epoch'), (1, 2.5, 'epoch')])
+def test_interval_trigger_on_a_resumed_updater_fires_as_an_uninterrupted_run(
+        fake_trainer, period, iters_per_epoch, unit):
+    whole = fake_trainer(iters_per_epoch)
+    trigger = training.triggers.IntervalTrigger(period, unit)
+    expected = []
+    for _ in range(8):
+        whole.updater.step()
+        expected.append(trigger(whole))
+    resumed = fake_trainer(iters_per_epoch)
+    for _ in range(4):  # the updater's counters come back from a snapshot ...
+        resumed.updater.step()
+    fresh = training.triggers.IntervalTrigger(period, unit)  # ... the trigger is new
+    got = []
+    for _ in range(4):
+        resumed.updater.step()
+        got.append(fresh(resumed))
+    assert got == expected[4:]
+    assert any(expected)
+
+
+def test_interval_trigger_does_not_fire_before_the_first_update(fake_trainer):
+    trainer = fake_trainer(2)
+    assert training.triggers.IntervalTrigger(1, 'iteration')(trainer) is False
+    assert training.triggers.IntervalTrigger(1, 'epoch')(trainer) is False
+
+
+def test_log_report_write_trigger_writes_less_often(setup_factory, monkeypatch):
+    s = setup_factory(stop=(10, 'iteration'))
+    calls = []
+    report = extensions.LogReport(trigger=(2, 'iteration'), write_trigger=(5, 'iteration'))
+    original = report._write
+
+    def spy(entry, out):
+        calls.append((entry['iteration'], out))
+        original(entry, out)
+
+    monkeypatch.setattr(report, '_write', spy)
+    s.trainer.extend(report)
+    s.trainer.run()
+    assert [e['iteration'] for e in report.log] == [2, 4, 6, 8, 10]
+    assert calls == [(4, s.trainer.out), (10, s.trainer.out)]
+    with open(os.path.join(s.trainer.out, 'log')) as f:
+        assert [e['iteration'] for e in json.load(f)] == [2, 4, 6, 8, 10]
+
+
+def test_make_extension_rejects_removed_and_unknown_arguments():
+    with pytest.raises(ValueError, match='invoke_before_training'):
+        training.make_extension(invoke_before_training=True)
+    with pytest.raises(TypeError, match='foo'):
+        training.make_extension(foo=1)
+
+
+def test_standard_updater_serialize_accepts_a_serializer_returning_nothing(setup_factory):
+    s = setup_factory(stop=(1, 'iteration'))
+    s.trainer.run()
+    called = []
+
+    class Recorder:
+        def __getitem__(self, key):
+            return self
+
+        def __call__(self, key, value):
+            called.append(key)  # returns None, like a user's logging serializer
+
+    class QuietIterator:
+        def serialize(self, serializer):
+            pass
+
+    s.updater._iterators['main'] = QuietIterator()
+    s.updater.serialize(Recorder())
+    assert called[-1] == 'iteration' and s.updater.iteration == 1
