@@ -16,11 +16,11 @@ from chainlet.links.activation import Maxout, PReLU, Swish  # noqa: F401
 from chainlet.links.connection import (  # noqa: F401
     Bias, Bilinear, ChildSumTreeLSTM, Convolution1D, Convolution2D, Convolution3D, ConvolutionND,
     Deconvolution1D, Deconvolution2D, Deconvolution3D, DeconvolutionND, DeformableConvolution2D,
-    DepthwiseConvolution2D, DilatedConvolution2D, EmbedID, GRU, Highway, Inception, LSTM, Linear,
-    LocalConvolution2D, MLPConvolution2D, NStepBiGRU, NStepBiLSTM, NStepBiRNNReLU, NStepBiRNNTanh,
-    NStepGRU, NStepLSTM, NStepRNNReLU, NStepRNNTanh, NaryTreeLSTM, Parameter, Scale,
-    SimplifiedDropconnect, StatefulGRU, StatefulMGU, StatefulPeepholeLSTM, StatefulZoneoutLSTM,
-    StatelessGRU, StatelessLSTM, StatelessMGU)
+    DepthwiseConvolution2D, DilatedConvolution2D, EmbedID, GRU, Highway, Inception, InceptionBN,
+    LSTM, Linear, LocalConvolution2D, MLPConvolution2D, NStepBiGRU, NStepBiLSTM, NStepBiRNNReLU,
+    NStepBiRNNTanh, NStepGRU, NStepLSTM, NStepRNNReLU, NStepRNNTanh, NaryTreeLSTM, Parameter,
+    Scale, SimplifiedDropconnect, StatefulGRU, StatefulMGU, StatefulPeepholeLSTM,
+    StatefulZoneoutLSTM, StatelessGRU, StatelessLSTM, StatelessMGU)
 from chainlet.links.loss import BlackOut, CRF1d, NegativeSampling  # noqa: F401
 from chainlet.links.model import Classifier  # noqa: F401
 from chainlet.links.normalization import (  # noqa: F401
@@ -33,10 +33,10 @@ __all__ = [
     'ConvolutionND', 'CRF1d', 'Deconvolution1D', 'Deconvolution2D', 'Deconvolution3D',
     'DeconvolutionND', 'DecorrelatedBatchNormalization', 'DeformableConvolution2D',
     'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'GroupNormalization', 'GRU',
-    'Highway', 'Inception', 'LayerNormalization', 'Linear', 'LocalConvolution2D', 'LSTM', 'Maxout',
-    'MLPConvolution2D', 'NaryTreeLSTM', 'NegativeSampling', 'NStepBiGRU', 'NStepBiLSTM',
-    'NStepBiRNNReLU', 'NStepBiRNNTanh', 'NStepGRU', 'NStepLSTM', 'NStepRNNReLU', 'NStepRNNTanh',
-    'Parameter', 'PReLU', 'Scale', 'SimplifiedDropconnect', 'StatefulGRU', 'StatefulMGU',
-    'StatefulPeepholeLSTM', 'StatefulZoneoutLSTM', 'StatelessGRU', 'StatelessLSTM', 'StatelessMGU',
-    'Swish'
+    'Highway', 'Inception', 'InceptionBN', 'LayerNormalization', 'Linear', 'LocalConvolution2D',
+    'LSTM', 'Maxout', 'MLPConvolution2D', 'NaryTreeLSTM', 'NegativeSampling', 'NStepBiGRU',
+    'NStepBiLSTM', 'NStepBiRNNReLU', 'NStepBiRNNTanh', 'NStepGRU', 'NStepLSTM', 'NStepRNNReLU',
+    'NStepRNNTanh', 'Parameter', 'PReLU', 'Scale', 'SimplifiedDropconnect', 'StatefulGRU',
+    'StatefulMGU', 'StatefulPeepholeLSTM', 'StatefulZoneoutLSTM', 'StatelessGRU', 'StatelessLSTM',
+    'StatelessMGU', 'Swish'
 ]

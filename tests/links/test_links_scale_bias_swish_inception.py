@@ -71,3 +71,39 @@ def test_inception_branches():
     np.testing.assert_allclose(y.array, expected.array, rtol=1e-6)
     assert sorted(n for n, _ in block.namedlinks(skipself=True)) == [
         '/conv1', '/conv3', '/conv5', '/proj3', '/proj5', '/projp']
+
+
+@pytest.mark.parametrize('pooltype', ['max', 'avg'])
+def test_inception_bn_branches(pooltype):
+    rng = np.random.RandomState(4)
+    block = L.InceptionBN(3, 2, 2, 3, 2, 4, pooltype, 5)
+    x = rng.randn(2, 3, 5, 5).astype(np.float32)
+    y = block(x)
+    assert y.shape == (2, 2 + 3 + 4 + 5, 5, 5)
+    relu = F.relu
+    pool = (F.max_pooling_2d(x, 3, stride=1, pad=1, cover_all=False) if pooltype == 'max'
+            else F.average_pooling_2d(x, 3, stride=1, pad=1))
+    with chainlet.using_config('train', False):  # deterministic: running statistics
+        y = block(x)
+        h33 = relu(block.conv33an(block.conv33a(relu(block.proj33n(block.proj33(x))))))
+        expected = F.concat((
+            relu(block.conv1n(block.conv1(x))),
+            relu(block.conv3n(block.conv3(relu(block.proj3n(block.proj3(x)))))),
+            relu(block.conv33bn(block.conv33b(h33))),
+            relu(block.poolpn(block.poolp(pool)))), axis=1)
+    np.testing.assert_allclose(y.array, expected.array, rtol=1e-6)
+    assert block.conv3.b is None  # convolutions without bias, normalized instead
+
+
+def test_inception_bn_reducing_and_invalid():
+    block = L.InceptionBN(3, 0, 2, 3, 2, 4, 'avg', None, stride=2)
+    y = block(np.ones((1, 3, 6, 6), np.float32))
+    assert y.shape == (1, 3 + 4 + 3, 3, 3)  # the pooled input passes through
+    with pytest.raises(ValueError, match='stride 1 and proj_pool'):
+        L.InceptionBN(3, 2, 2, 3, 2, 4, 'max', None)
+    with pytest.raises(AssertionError):  # Chainer's error type, kept too
+        L.InceptionBN(3, 2, 2, 3, 2, 4, 'max', 5, stride=2)
+    with pytest.raises(ValueError, match='pooltype'):
+        L.InceptionBN(3, 2, 2, 3, 2, 4, 'median', 5)
+    with chainlet.using_config('dtype', np.float16):
+        assert L.InceptionBN(3, 2, 2, 3, 2, 4, 'max', 5).conv1n.beta.dtype == np.float16

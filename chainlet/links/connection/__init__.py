@@ -16,6 +16,7 @@ from chainlet.links.connection.embed_id import EmbedID  # noqa: F401
 from chainlet.links.connection.gru import GRU, StatefulGRU, StatelessGRU  # noqa: F401
 from chainlet.links.connection.highway import Highway  # noqa: F401
 from chainlet.links.connection.inception import Inception  # noqa: F401
+from chainlet.links.connection.inceptionbn import InceptionBN  # noqa: F401
 from chainlet.links.connection.linear import Linear  # noqa: F401
 from chainlet.links.connection.local_convolution_2d import LocalConvolution2D  # noqa: F401
 from chainlet.links.connection.lstm import LSTM, StatelessLSTM  # noqa: F401
