@@ -52,7 +52,9 @@ class Forget(FunctionNode):
 
     def forward(self, inputs):
         self.retain_inputs(tuple(range(len(inputs))))
-        with _config.no_backprop_mode():
+        # _will_recompute (Chainer's private flag) tells links whose replay must see the state
+        # of this first run (L.BatchRenormalization) to keep a copy of it.
+        with _config.no_backprop_mode(), _config.using_config('_will_recompute', True):
             outs = _call(self.func, [Variable(x) for x in inputs])
         return tuple(out.array for out in outs)
 

@@ -164,13 +164,19 @@ class BatchNormalization(Link):
         beta = self.beta if self.beta is not None else \
             xp.zeros(self.avg_mean.shape, self._dtype)
         if _config.config.train:
-            if finetune:
+            avg_mean, avg_var = self.avg_mean, self.avg_var
+            if _config.config.in_recomputing:
+                # F.forget replays this forward in backward: the statistics (and N) were
+                # already updated by the first run.
+                avg_mean = avg_var = None
+                decay = self.decay
+            elif finetune:
                 self.N += 1
                 decay = 1.0 - 1.0 / self.N
             else:
                 decay = self.decay
-            return batch_normalization(x, gamma, beta, eps=self.eps, running_mean=self.avg_mean,
-                                       running_var=self.avg_var, decay=decay, axis=self.axis)
+            return batch_normalization(x, gamma, beta, eps=self.eps, running_mean=avg_mean,
+                                       running_var=avg_var, decay=decay, axis=self.axis)
         return fixed_batch_normalization(x, gamma, beta, self.avg_mean, self.avg_var, self.eps,
                                          axis=self.axis)
 

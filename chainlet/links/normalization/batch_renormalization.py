@@ -39,6 +39,10 @@ class BatchRenormalization(BatchNormalization):
         (2, 2)
     """
 
+    # Statistics at the start of the last forward run under F.forget, read by its replay.
+    _prev_avg_mean: Any = None
+    _prev_avg_var: Any = None
+
     def __init__(self, size: Union[int, Sequence[int]], rmax: float = 1, dmax: float = 0,
                  decay: float = 0.9, eps: float = 2e-5, dtype: Any = numpy.float32,
                  use_gamma: bool = True, use_beta: bool = True, initial_gamma: Any = None,
@@ -65,14 +69,25 @@ class BatchRenormalization(BatchNormalization):
         beta = self.beta if self.beta is not None else \
             xp.zeros(self.avg_mean.shape, self._dtype)
         if _config.config.train:
-            if finetune:
+            avg_mean, avg_var = self.avg_mean, self.avg_var
+            recomputing = _config.config.in_recomputing
+            if recomputing:
+                # F.forget's replay: the first run already updated the statistics (and N), and
+                # r and d must be those of the first run, from the statistics it started with.
+                if self._prev_avg_mean is not None:
+                    avg_mean, avg_var = self._prev_avg_mean, self._prev_avg_var
+            elif _config.config._will_recompute:
+                self._prev_avg_mean = avg_mean.copy()
+                self._prev_avg_var = avg_var.copy()
+            if finetune and not recomputing:
                 self.N += 1
                 decay = 1.0 - 1.0 / self.N
             else:
                 decay = self.decay
+            update = not (self.freeze_running_statistics or recomputing)
             return batch_renormalization(
-                x, gamma, beta, self.rmax, self.dmax, self.eps, self.avg_mean, self.avg_var,
-                decay, update_statistics=not self.freeze_running_statistics)
+                x, gamma, beta, self.rmax, self.dmax, self.eps, avg_mean, avg_var,
+                decay, update_statistics=update)
         return fixed_batch_normalization(x, gamma, beta, self.avg_mean, self.avg_var, self.eps)
 
     def _repr_args(self) -> dict:

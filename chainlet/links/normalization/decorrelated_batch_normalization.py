@@ -92,7 +92,12 @@ class DecorrelatedBatchNormalization(Link):
         # in-place running updates land in the persistents.
         mean, projection = self.avg_mean[None], self.avg_projection[None]
         if _config.config.train:
-            if finetune:
+            if _config.config.in_recomputing:
+                # F.forget replays this forward in backward: the statistics (and N) were
+                # already updated by the first run.
+                mean = projection = None
+                decay = self.decay
+            elif finetune:
                 self.N += 1
                 decay = 1.0 - 1.0 / self.N
             else:

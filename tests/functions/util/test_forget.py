@@ -65,3 +65,41 @@ def test_forget_errors():
     y.grad = np.ones(1)
     with pytest.raises(RuntimeError, match='double backpropagation'):
         y.backward(enable_double_backprop=True)
+
+
+def _norm_link(name):
+    if name == 'bn':
+        return L.BatchNormalization(3)
+    if name == 'brn':  # rmax, dmax large enough that r and d depend on the running statistics
+        return L.BatchRenormalization(3, rmax=2.0, dmax=1.0)
+    return L.DecorrelatedBatchNormalization(3, groups=3)
+
+
+@pytest.mark.parametrize('finetune', [False, True])
+@pytest.mark.parametrize('name', ['bn', 'brn', 'dbn'])
+def test_forget_replay_leaves_normalization_statistics_alone(name, finetune):
+    # The replay in backward (in_recomputing) must neither update the running statistics nor
+    # count a fine-tuning batch again; BatchRenormalization's replay must also see the
+    # statistics the first run started from, or its gradient changes.
+    rng = np.random.RandomState(1)
+    x = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    gy = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    direct, forgotten = _norm_link(name), _norm_link(name)
+    results = []
+    for link, use_forget in ((direct, False), (forgotten, True)):
+        xv = chainlet.Variable(x)
+        if use_forget:
+            y = F.forget(lambda v: link(v, finetune=finetune), xv)
+        else:
+            y = link(xv, finetune=finetune)
+        y.grad = gy
+        y.backward()
+        results.append(xv.grad)
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-5, atol=1e-6)
+    for attr in ('avg_mean', 'avg_var', 'avg_projection'):
+        if hasattr(direct, attr):
+            np.testing.assert_allclose(getattr(direct, attr), getattr(forgotten, attr),
+                                       rtol=1e-6, atol=1e-7)
+    assert direct.N == forgotten.N == (1 if finetune else 0)
+    with chainlet.using_config('train', False):
+        np.testing.assert_allclose(direct(x).array, forgotten(x).array, rtol=1e-5, atol=1e-6)
