@@ -22,3 +22,16 @@ from chainlet.distributions.categorical import Categorical  # noqa: F401
 from chainlet.distributions.one_hot_categorical import OneHotCategorical  # noqa: F401
 from chainlet.distributions.independent import Independent  # noqa: F401
 from chainlet.distributions.multivariate_normal import MultivariateNormal  # noqa: F401
+from chainlet.distributions.beta import Beta  # noqa: F401
+from chainlet.distributions.cauchy import Cauchy  # noqa: F401
+from chainlet.distributions.chisquare import Chisquare  # noqa: F401
+from chainlet.distributions.dirichlet import Dirichlet  # noqa: F401
+from chainlet.distributions.exponential import Exponential  # noqa: F401
+from chainlet.distributions.gamma import Gamma  # noqa: F401
+from chainlet.distributions.geometric import Geometric  # noqa: F401
+from chainlet.distributions.gumbel import Gumbel  # noqa: F401
+from chainlet.distributions.laplace import Laplace  # noqa: F401
+from chainlet.distributions.log_normal import LogNormal  # noqa: F401
+from chainlet.distributions.pareto import Pareto  # noqa: F401
+from chainlet.distributions.poisson import Poisson  # noqa: F401
+from chainlet.distributions.uniform import Uniform  # noqa: F401

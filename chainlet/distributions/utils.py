@@ -31,11 +31,15 @@ def as_param(value: Any) -> chainlet.Variable:
 
 
 def float_like(x: Any, ref: chainlet.Variable) -> Any:
-    """``x`` (an array or Variable) with ``ref``'s float dtype, keeping Variables' graphs."""
+    """``x`` as a Variable of ``ref``'s float dtype, keeping a Variable's graph.
+
+    An array becomes a Variable too: NumPy operators on a 0-d array return NumPy scalars, which
+    chainlet functions do not take, while Variable arithmetic keeps 0-d arrays.
+    """
     if isinstance(x, chainlet.Variable):
         return x if x.dtype == ref.dtype else F.cast(x, ref.dtype)
     xp = backend.get_array_module(ref.array)
-    return xp.asarray(x, dtype=ref.dtype)
+    return chainlet.Variable(xp.asarray(x, dtype=ref.dtype))
 
 
 def constant_like(value: float, shape: Tuple[int, ...], ref: chainlet.Variable) -> Any:
@@ -89,3 +93,23 @@ def _modified_xlogx(x: Any) -> chainlet.Variable:
         A Variable of the same shape and dtype.
     """
     return ModifiedXLogX().apply((x,))[0]
+
+
+def where_in_support(inside: Any, value: chainlet.Variable, fill: float) -> chainlet.Variable:
+    """``value`` where the boolean array ``inside`` holds, the constant ``fill`` elsewhere.
+
+    The constant branch carries no gradient, so points outside the support (where ``value``
+    may be NaN) contribute none.
+    """
+    xp = backend.get_array_module(value.array)
+    inside = xp.asarray(inside)
+    shape = tuple(xp.broadcast(inside, value.array).shape)
+    if value.shape != shape:
+        value = F.broadcast_to(value, shape)
+    inside = xp.broadcast_to(inside, shape)
+    return F.where(inside, value, xp.full(shape, fill, dtype=value.dtype))
+
+
+def lbeta(a: Any, b: Any) -> chainlet.Variable:
+    """``log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b)``."""
+    return F.lgamma(a) + F.lgamma(b) - F.lgamma(a + b)
