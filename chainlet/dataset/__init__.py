@@ -21,3 +21,5 @@ from chainlet.dataset.download import ChecksumMismatchError  # noqa: F401
 from chainlet.dataset.download import get_dataset_directory, get_dataset_root  # noqa: F401
 from chainlet.dataset.download import set_dataset_root  # noqa: F401
 from chainlet.dataset.iterator import Iterator  # noqa: F401
+from chainlet.dataset import tabular  # noqa: F401
+from chainlet.dataset.tabular.tabular_dataset import TabularDataset  # noqa: F401
