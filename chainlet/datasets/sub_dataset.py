@@ -124,7 +124,11 @@ def split_dataset_random(dataset: Any, first_size: int,
 
 
 def split_dataset_n(dataset: Any, n: int, order: Any = None) -> list[SubDataset]:
-    """Split a dataset into ``n`` parts of ``len(dataset) // n`` examples (the last one longer).
+    """Split a dataset into ``n`` parts of ``len(dataset) // n`` examples each.
+
+    As in Chainer, all parts have the same length and the ``len(dataset) % n`` examples at the
+    end of ``order`` are left out: equal parts are what data-parallel workers need, since each
+    must run the same number of iterations.
 
     Args:
         dataset: The dataset to split.
@@ -132,20 +136,18 @@ def split_dataset_n(dataset: Any, n: int, order: Any = None) -> list[SubDataset]
         order: Optional permutation applied before splitting.
 
     Returns:
-        A list of ``n`` :class:`SubDataset`; the last one also takes the remainder.
+        A list of ``n`` :class:`SubDataset` of equal length.
 
     Example:
         >>> from chainlet.datasets import split_dataset_n
         >>> [p[:] for p in split_dataset_n(list(range(7)), 3)]
-        [[0, 1], [2, 3], [4, 5, 6]]
+        [[0, 1], [2, 3], [4, 5]]
     """
     n = _check_int('split_dataset_n', 'n', n)
     if n < 1:
         raise ValueError(f'split_dataset_n: n must be at least 1, got {n}')
-    total = len(dataset)
-    size = total // n
-    bounds = [size * i for i in range(n)] + [total]
-    return [SubDataset(dataset, bounds[i], bounds[i + 1], order) for i in range(n)]
+    size = len(dataset) // n
+    return [SubDataset(dataset, size * i, size * (i + 1), order) for i in range(n)]
 
 
 def split_dataset_n_random(dataset: Any, n: int, seed: int | None = None) -> list[SubDataset]:
@@ -162,7 +164,7 @@ def split_dataset_n_random(dataset: Any, n: int, seed: int | None = None) -> lis
     Example:
         >>> from chainlet.datasets import split_dataset_n_random
         >>> [len(p) for p in split_dataset_n_random(list(range(10)), 3, seed=1)]
-        [3, 3, 4]
+        [3, 3, 3]
     """
     order = numpy.random.RandomState(seed).permutation(len(dataset))
     return split_dataset_n(dataset, n, order)
