@@ -21,22 +21,23 @@ from chainlet.links.connection import (  # noqa: F401
     NStepBiRNNTanh, NStepGRU, NStepLSTM, NStepRNNReLU, NStepRNNTanh, NaryTreeLSTM, Parameter,
     Scale, SimplifiedDropconnect, StatefulGRU, StatefulMGU, StatefulPeepholeLSTM,
     StatefulZoneoutLSTM, StatelessGRU, StatelessLSTM, StatelessMGU)
-from chainlet.links.loss import BlackOut, CRF1d, NegativeSampling  # noqa: F401
+from chainlet.links.loss import (  # noqa: F401
+    BinaryHierarchicalSoftmax, BlackOut, CRF1d, NegativeSampling)
 from chainlet.links.model import Classifier  # noqa: F401
 from chainlet.links.normalization import (  # noqa: F401
     BatchNormalization, BatchRenormalization, DecorrelatedBatchNormalization, GroupNormalization,
     LayerNormalization)
 
 __all__ = [
-    'BatchNormalization', 'BatchRenormalization', 'Bias', 'Bilinear', 'BlackOut',
-    'ChildSumTreeLSTM', 'Classifier', 'Convolution1D', 'Convolution2D', 'Convolution3D',
-    'ConvolutionND', 'CRF1d', 'Deconvolution1D', 'Deconvolution2D', 'Deconvolution3D',
-    'DeconvolutionND', 'DecorrelatedBatchNormalization', 'DeformableConvolution2D',
-    'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'GroupNormalization', 'GRU',
-    'Highway', 'Inception', 'InceptionBN', 'LayerNormalization', 'Linear', 'LocalConvolution2D',
-    'LSTM', 'Maxout', 'MLPConvolution2D', 'NaryTreeLSTM', 'NegativeSampling', 'NStepBiGRU',
-    'NStepBiLSTM', 'NStepBiRNNReLU', 'NStepBiRNNTanh', 'NStepGRU', 'NStepLSTM', 'NStepRNNReLU',
-    'NStepRNNTanh', 'Parameter', 'PReLU', 'Scale', 'SimplifiedDropconnect', 'StatefulGRU',
-    'StatefulMGU', 'StatefulPeepholeLSTM', 'StatefulZoneoutLSTM', 'StatelessGRU', 'StatelessLSTM',
-    'StatelessMGU', 'Swish'
+    'BatchNormalization', 'BatchRenormalization', 'Bias', 'Bilinear', 'BinaryHierarchicalSoftmax',
+    'BlackOut', 'ChildSumTreeLSTM', 'Classifier', 'Convolution1D', 'Convolution2D',
+    'Convolution3D', 'ConvolutionND', 'CRF1d', 'Deconvolution1D', 'Deconvolution2D',
+    'Deconvolution3D', 'DeconvolutionND', 'DecorrelatedBatchNormalization',
+    'DeformableConvolution2D', 'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID',
+    'GroupNormalization', 'GRU', 'Highway', 'Inception', 'InceptionBN', 'LayerNormalization',
+    'Linear', 'LocalConvolution2D', 'LSTM', 'Maxout', 'MLPConvolution2D', 'NaryTreeLSTM',
+    'NegativeSampling', 'NStepBiGRU', 'NStepBiLSTM', 'NStepBiRNNReLU', 'NStepBiRNNTanh',
+    'NStepGRU', 'NStepLSTM', 'NStepRNNReLU', 'NStepRNNTanh', 'Parameter', 'PReLU', 'Scale',
+    'SimplifiedDropconnect', 'StatefulGRU', 'StatefulMGU', 'StatefulPeepholeLSTM',
+    'StatefulZoneoutLSTM', 'StatelessGRU', 'StatelessLSTM', 'StatelessMGU', 'Swish'
 ]
