@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any, Optional, Sequence, Union
 
 import numpy
@@ -38,13 +39,18 @@ class Parameter(Variable):
         update_rule: Set by an optimizer's ``setup``; ``update()`` applies it.
     """
 
-    __slots__ = ('initializer', 'update_rule', '_gpu_id')
+    # ``_loss_scale`` (unset by default) is Chainer's record of the loss scale that the
+    # gradient carries; update rules divide by it (``getattr(param, '_loss_scale', None)``).
+    __slots__ = ('initializer', 'update_rule', '_gpu_id', '_grad_initializer', '_grad_valid',
+                 '_loss_scale')
 
     def __init__(self, initializer: Any = None, shape: Union[int, Sequence[int], None] = None,
                  name: Optional[str] = None) -> None:
         from chainlet import initializers
         self.update_rule = None
         self._gpu_id = -1
+        self._grad_initializer = None
+        self._grad_valid = True
         if backend.is_array(initializer):
             super().__init__(initializer, name=name)
             self.initializer = initializers.Constant(initializer.copy(), initializer.dtype) \
@@ -52,8 +58,35 @@ class Parameter(Variable):
             return
         self.initializer = initializers.get_initializer(initializer)
         super().__init__(None, name=name)
+        # As in Chainer, the gradient of a parameter created without data is NaN-filled when
+        # the data is created (so a missing cleargrads() shows), and reading it before
+        # cleargrad()/zerograd() or initialization is an error.
+        self._grad_initializer = initializers.NaN(getattr(self.initializer, 'dtype', None))
         if shape is not None:
             self.initialize(shape)
+            # Only a parameter born uninitialized regenerates its gradient when (re)initialized.
+            self._grad_initializer = None
+        else:
+            self._grad_valid = False
+
+    @property
+    def grad(self) -> Any:
+        """The gradient array, or ``None``.
+
+        Raises:
+            RuntimeError: The parameter is uninitialized and neither :meth:`cleargrad` nor
+                :meth:`zerograd` was called (Chainer's rule).
+        """
+        if not self._grad_valid:
+            raise RuntimeError('Cannot retrieve Variable.grad. Either it must be set manually '
+                               'or Variable.cleargrad() must be called beforehand.')
+        g = self._grad_var
+        return None if g is None else g._data
+
+    @grad.setter
+    def grad(self, g: Any) -> None:
+        Variable.grad.fset(self, g)
+        self._grad_valid = True
 
     @property
     def is_initialized(self) -> bool:
@@ -62,22 +95,40 @@ class Parameter(Variable):
 
     @property
     def dtype(self) -> numpy.dtype:
+        """The dtype of the data; before initialization, the initializer's (``config.dtype``
+        if it says ``None``).
+
+        Raises:
+            RuntimeError: The parameter is uninitialized and its initializer has no ``dtype``
+                attribute (a plain callable), as in Chainer.
+        """
         if self._data is not None:
             return self._data.dtype
-        return numpy.dtype(getattr(self.initializer, 'dtype', None) or numpy.float32)
+        if not hasattr(self.initializer, 'dtype'):
+            raise RuntimeError("Dtype of the parameter is not determined yet because it's "
+                               'uninitialized and dtype was not explicitly given.')
+        from chainlet import _config
+        return _config.get_dtype(self.initializer.dtype)
 
     def initialize(self, shape: Union[int, Sequence[int]]) -> None:
         """Create the data with the initializer (on the device the parameter was sent to).
 
-        ``shape`` is a tuple of ints or, as in Chainer, a single int for a 1-d parameter.
+        ``shape`` is a tuple of ints or, as in Chainer, a single int for a 1-d parameter. The
+        dtype is the initializer's, else ``config.dtype``. The gradient is created as well:
+        NaN-filled, zeros after :meth:`zerograd`, or ``None`` after :meth:`cleargrad`.
         """
         from chainlet import initializers
         shape = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(shape)
-        data = initializers.generate_array(self.initializer, shape, numpy, self.dtype)
+        data = initializers.generate_array(self.initializer, shape, numpy)
+        grad = None
+        if self._grad_initializer is not None:
+            grad = initializers.generate_array(self._grad_initializer, shape, numpy, data.dtype)
         if self._gpu_id >= 0:
             data = backend.to_gpu(data, self._gpu_id)
+            grad = None if grad is None else backend.to_gpu(grad, self._gpu_id)
         self.array = data
-        self._grad_var = None
+        self._grad_var = None if grad is None else Variable(grad)
+        self._grad_valid = True
 
     def update(self) -> None:
         """Apply this parameter's update rule (set by an optimizer), if any."""
@@ -85,11 +136,30 @@ class Parameter(Variable):
             self.update_rule.update(self)
 
     def cleargrad(self) -> None:
+        """Forget the gradient; an uninitialized parameter will get none when initialized."""
         self._grad_var = None
+        self._grad_valid = True
+        if self._data is None:
+            self._grad_initializer = None
 
     def zerograd(self) -> None:
-        if self._data is not None:
-            super().zerograd()
+        """Zero the gradient (deprecated, as in Chainer); an uninitialized parameter gets a
+        zero gradient when initialized."""
+        from chainlet import initializers
+        warnings.warn('Variable.zerograd is deprecated. Use Variable.cleargrad instead.',
+                      DeprecationWarning, stacklevel=2)
+        self._grad_valid = True
+        if self._data is None:
+            self._grad_initializer = initializers.Zero(getattr(self.initializer, 'dtype', None))
+        else:
+            self._zerograd()
+
+    def addgrad(self, var: Variable) -> None:
+        """Add ``var``'s gradient to this one's, initializing this parameter with ``var``'s
+        shape first if it has no data yet (as in Chainer)."""
+        if self._data is None and var.grad is not None:
+            self.initialize(var.shape)
+        super().addgrad(var)
 
     def to_cpu(self) -> 'Parameter':
         self._gpu_id = -1
@@ -112,13 +182,17 @@ class Parameter(Variable):
         new.initializer = self.initializer
         new.update_rule = None
         new._gpu_id = self._gpu_id
+        new._grad_initializer = _copied_grad_initializer(self)
+        new._grad_valid = self._grad_valid
         if self._grad_var is not None:
             new._grad_var = Variable(copy.deepcopy(self._grad_var._data, memo),
                                      requires_grad=False)
         return new
 
     def __reduce__(self):
-        return (_rebuild_parameter, (self._data, self.name, self.initializer, self.grad))
+        g = self._grad_var
+        return (_rebuild_parameter, (self._data, self.name, self.initializer,
+                                     None if g is None else g._data, self._grad_valid))
 
     def __repr__(self) -> str:
         if self._data is None:
@@ -126,9 +200,20 @@ class Parameter(Variable):
         return 'parameter' + super().__repr__()[len('variable'):]
 
 
-def _rebuild_parameter(data: Any, name: Optional[str], initializer: Any, grad: Any) -> Parameter:
+def _rebuild_parameter(data: Any, name: Optional[str], initializer: Any, grad: Any,
+                       grad_valid: bool = True) -> Parameter:
     p = Parameter(data if data is not None else initializer, name=name)
     p.initializer = initializer
+    p._grad_initializer = _copied_grad_initializer(p)
     if grad is not None:
         p.grad = grad
+    p._grad_valid = grad_valid
     return p
+
+
+def _copied_grad_initializer(param: Parameter) -> Any:
+    # Chainer rebuilds a copied or unpickled parameter as a fresh uninitialized one, so a later
+    # initialize() gives it a NaN gradient whatever the original's state (Link.copy('init')
+    # relies on this).
+    from chainlet import initializers
+    return initializers.NaN(getattr(param.initializer, 'dtype', None))

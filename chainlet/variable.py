@@ -15,6 +15,7 @@ Example:
 """
 from __future__ import annotations
 
+import warnings
 import weakref
 from typing import Any, Optional
 
@@ -38,6 +39,26 @@ def _check_array(data: Any, what: str) -> None:
                     f'got {type(data).__name__}{hint}')
 
 
+def _reject_kwargs(kwargs: dict) -> None:
+    if 'volatile' in kwargs:
+        raise ValueError('Variable: volatile argument is not supported anymore. '
+                         'Use chainlet.using_config (or no_backprop_mode)')
+    raise TypeError(f'Variable: unexpected keyword argument {next(iter(kwargs))!r}')
+
+
+def _array_text(var: 'Variable', separator: str) -> str:
+    # Chainer's layout: the prefix names the variable and continuation lines are indented
+    # under it, as numpy.array2string does for a prefix.
+    prefix = f'variable {var.name}' if var.name else 'variable'
+    arr = var._data
+    if arr is None:
+        return f'{prefix}(None)'
+    arr = backend.to_cpu(arr)
+    if separator == ', ' and arr.size == 0 and arr.shape != (0,):
+        return f'{prefix}([], shape={arr.shape!r})'  # the shape is lost otherwise
+    return f'{prefix}({numpy.array2string(arr, separator=separator, prefix=prefix + "(")})'
+
+
 class VariableNode:
     """A vertex of the computational graph standing for one value.
 
@@ -54,7 +75,16 @@ class VariableNode:
                  'requires_grad', 'name', '__weakref__')
 
     def __init__(self, variable: 'Variable', name: Optional[str] = None,
-                 requires_grad: bool = True) -> None:
+                 requires_grad: Optional[bool] = None, **kwargs: Any) -> None:
+        if kwargs:
+            if 'grad' in kwargs:
+                # Chainer 2 took a gradient here; Chainer 7 refuses it with ValueError.
+                raise ValueError('VariableNode: unexpected keyword argument "grad": pass the '
+                                 'gradient to Variable instead')
+            raise TypeError(f'VariableNode: unexpected keyword argument {next(iter(kwargs))!r}')
+        if requires_grad is None:
+            node = getattr(variable, '_node', None)
+            requires_grad = True if node is None else node.requires_grad
         self._variable = weakref.ref(variable)
         self.creator_node = None
         self.rank = 0
@@ -74,7 +104,46 @@ class VariableNode:
 
     @creator.setter
     def creator(self, func) -> None:
-        self.creator_node = getattr(func, 'node', func)
+        self.set_creator_node(getattr(func, 'node', func))
+
+    def set_creator(self, creator) -> None:
+        """Set the function (a :class:`~chainlet.Function` or a FunctionNode) that created
+        this node; the same as assigning :attr:`creator`."""
+        self.creator = creator
+
+    def set_creator_node(self, creator_node) -> None:
+        """Set the FunctionNode (or the node of a :class:`~chainlet.Function`) that created
+        this node and take the rank after it; ``None`` unchains the node, keeping its rank."""
+        creator_node = getattr(creator_node, 'node', creator_node)
+        self.creator_node = creator_node
+        if creator_node is not None:
+            self.rank = creator_node.rank + 1
+
+    @property
+    def _requires_grad(self) -> bool:
+        # Chainer's attribute name; ported tests and user code set it directly.
+        return self.requires_grad
+
+    @_requires_grad.setter
+    def _requires_grad(self, flag: bool) -> None:
+        self.requires_grad = flag
+
+    @property
+    def grad(self) -> Any:
+        """The gradient array of the node's Variable, or ``None`` if that Variable is gone."""
+        var = self._variable()
+        return None if var is None else var.grad
+
+    @property
+    def grad_var(self) -> Optional['Variable']:
+        """The gradient Variable of the node's Variable, or ``None`` if that Variable is gone."""
+        var = self._variable()
+        return None if var is None else var._grad_var
+
+    def _set_grad_var_if_available(self, g: Optional['Variable']) -> None:
+        var = self._variable()
+        if var is not None:
+            var._grad_var = g
 
     @property
     def _rank(self) -> int:
@@ -87,11 +156,14 @@ class VariableNode:
 
     @property
     def label(self) -> str:
-        """Short text such as ``(2, 3), float32`` used in graph dumps."""
-        if self.shape is None:
+        """Short text used in graph dumps, as Chainer writes it: ``(2, 3), float32``, ``(1),
+        float32`` for one axis, and the dtype alone (``float32``) for a 0-d value."""
+        shape = self.shape
+        if shape is None:
             return 'None'
-        shape = '()' if self.shape == () else str(self.shape)
-        return f'{shape}, {self.dtype}'
+        if shape == ():
+            return str(self.dtype)
+        return f'({", ".join(map(str, shape))}), {self.dtype}'
 
     def get_variable(self) -> 'Variable':
         """Return the Variable of this node, rebuilding one from retained data if it was freed."""
@@ -164,15 +236,40 @@ class Variable:
     __array_ufunc__ = None
     __array_priority__ = 200
     __hash__ = object.__hash__
+    # Chainer's flag for a ChainerX array, read by code ported from Chainer; chainlet has no
+    # ChainerX backend, so it is a class constant (no per-instance cost).
+    _has_chainerx_array = False
+    # Chainer 7's memory layout of the array: chainlet keeps every array in the standard one.
+    layout = None
 
     def __init__(self, data: Any = None, *, name: Optional[str] = None, grad: Any = None,
-                 requires_grad: bool = True) -> None:
+                 requires_grad: bool = True, **kwargs: Any) -> None:
+        if kwargs:
+            _reject_kwargs(kwargs)
         _check_array(data, 'Variable')
         self._data = data
         self._grad_var = None
         self._node = VariableNode(self, name, requires_grad)
         if grad is not None:
             self.grad = grad
+
+    @staticmethod
+    def _init_unchecked(data: Any = None, device: Any = None, name: Optional[str] = None,
+                        grad: Any = None, grad_valid: bool = True, requires_grad: bool = True,
+                        is_chainerx_array: Optional[bool] = None, node: Any = None,
+                        layout: Any = None) -> 'Variable':
+        """Chainer's constructor without argument checks (``device``, ``grad_valid``,
+        ``is_chainerx_array`` and ``layout`` are accepted and have no effect here); ``node``
+        reuses an existing :class:`VariableNode`."""
+        var = Variable.__new__(Variable)
+        var._data = data
+        var._grad_var = None if grad is None else Variable(grad)
+        if node is None:
+            node = VariableNode(var, name, requires_grad)
+        else:
+            node._variable = weakref.ref(var)
+        var._node = node
+        return var
 
     # -- construction used by FunctionNode.apply (no checks: the data is a fresh ndarray) --
 
@@ -214,6 +311,9 @@ class Variable:
             node.data = data
 
     data = array
+    # Chainer 7 separates the raw array from ``array`` for non-standard memory layouts; with
+    # the standard layout only they are the same.
+    raw_array = array
 
     @property
     def node(self) -> VariableNode:
@@ -239,6 +339,14 @@ class Variable:
     @creator.setter
     def creator(self, func) -> None:
         self.creator_node = getattr(func, 'node', func)
+
+    def set_creator(self, gen_func) -> None:
+        """Make ``gen_func`` (a Function or FunctionNode) the creator; as ``creator = ...``."""
+        self._node.set_creator(gen_func)
+
+    def set_creator_node(self, fnode) -> None:
+        """Make ``fnode`` the creator node; as ``creator_node = ...``."""
+        self._node.set_creator_node(fnode)
 
     @property
     def rank(self) -> int:
@@ -326,7 +434,19 @@ class Variable:
             return
         _check_array(g, 'Variable.grad')
         self._check_grad(g)
-        self._grad_var = Variable(g, requires_grad=False)
+        # As in Chainer, the gradient Variable made from an array requires grad (it is a leaf,
+        # so that only matters if it is later used as an input).
+        self._grad_var = Variable(g)
+
+    @property
+    def _grad(self) -> Any:
+        # Chainer's private name of the gradient array (optimizers and tests reach it).
+        g = self._grad_var
+        return None if g is None else g._data
+
+    @_grad.setter
+    def _grad(self, g: Any) -> None:
+        self._grad_var = None if g is None else Variable(g)
 
     def _check_grad(self, g: Any, what: str = 'Variable.grad') -> None:
         data = self._data
@@ -347,11 +467,30 @@ class Variable:
         self._grad_var = None
 
     def zerograd(self) -> None:
-        """Set the gradient to zeros (kept for Chainer compatibility; prefer ``cleargrad``)."""
-        if self._data is None:
+        """Set the gradient to zeros. Deprecated as in Chainer (``DeprecationWarning``): use
+        :meth:`cleargrad`.
+
+        An existing gradient is filled in place and cut from any graph it carries.
+        """
+        warnings.warn('Variable.zerograd is deprecated. Use Variable.cleargrad instead.',
+                      DeprecationWarning, stacklevel=2)
+        self._zerograd()
+
+    def _zerograd(self) -> None:
+        data = self._data
+        if data is None:
             return
-        xp = backend.get_array_module(self._data)
-        self._grad_var = Variable(xp.zeros_like(self._data), requires_grad=False)
+        gv = self._grad_var
+        if gv is None:
+            xp = backend.get_array_module(data)
+            if isinstance(data, numpy.ndarray):
+                self._grad_var = Variable(xp.zeros_like(data))
+            else:
+                with data.device:  # CuPy allocates on the current device, not the array's
+                    self._grad_var = Variable(xp.zeros_like(data))
+        else:
+            gv.unchain()
+            gv._data.fill(0)
 
     def backward(self, retain_grad: bool = False, enable_double_backprop: bool = False,
                  loss_scale: Optional[float] = None) -> None:
@@ -369,7 +508,18 @@ class Variable:
                 (loss scaling); a ``grad`` you set yourself is used as it is.
         """
         from chainlet import _backprop
+        data = self._data
+        if self._grad_var is None and data is not None and data.size == 1 and data.ndim != 0:
+            warnings.warn(
+                'Treating a variable with only one element as a scalar in Variable.backward is '
+                'deprecated. A scalar variable must be a 0-dimensional array. Apply '
+                'chainer.functions.squeeze to obtain a scalar variable. If the size of this '
+                'variable accidentally becomes one, set zero to grad.',
+                DeprecationWarning, stacklevel=2)
         _backprop.backward_from(self, retain_grad, enable_double_backprop, loss_scale)
+        if not retain_grad and self._node.creator_node is not None:
+            # As in Chainer 7, backward consumes the output's gradient (retain_grad keeps it).
+            self._grad_var = None
 
     # -- graph surgery --
 
@@ -408,6 +558,24 @@ class Variable:
         """Move to ``device`` (``'@numpy'``, ``-1``, ``'@cupy:0'``, ``'cuda:0'`` or an int)."""
         gpu_id = backend.parse_device_spec(device)
         return self.to_cpu() if gpu_id < 0 else self.to_gpu(gpu_id)
+
+    def to_intel64(self) -> None:
+        """Chainer's move to iDeep arrays: raises ``RuntimeError`` (iDeep is not available)."""
+        from chainlet.backends import intel64
+        intel64.check_ideep_available()
+
+    def to_chx(self) -> None:
+        """Chainer's move to ChainerX arrays: raises ``RuntimeError`` (ChainerX is not
+        available), as Chainer does when ChainerX is not built."""
+        raise RuntimeError('ChainerX is not available.')
+
+    def from_chx(self) -> None:
+        """Chainer's move back from ChainerX arrays: nothing to do without ChainerX."""
+
+    @property
+    def chx_array(self) -> Any:
+        """Chainer's ChainerX view of the array: ``ValueError``, the array is never ChainerX."""
+        raise ValueError('chx_array is not available for Variable with non-ChainerX array.')
 
     def _move(self, convert) -> None:
         if self._data is not None:
@@ -483,17 +651,9 @@ class Variable:
             self._grad_var._data += src
 
     def __repr__(self) -> str:
-        # As in Chainer, the name follows the prefix: ``variable x([1., 2.])``.
-        prefix = f'variable {self.name}' if self.name else 'variable'
-        if self._data is None:
-            return prefix + '(None)'
-        body = repr(self._data)
-        if '(' not in body:
-            return f'{prefix}({body})'
-        head = body.index('(')
-        # Re-indent continuation lines under the new, longer prefix.
-        body = body[head:].replace('\n' + ' ' * (head + 1), '\n' + ' ' * (len(prefix) + 1))
-        return prefix + body
+        """Chainer's format: ``variable([0., 1.])``, ``variable x(None)``, and the shape for an
+        empty array other than 1-d (``variable([], shape=(0, 0))``); no dtype is shown."""
+        return _array_text(self, ', ')
 
     def summary(self) -> str:
         """``<variable NAME>``, or ``<variable at 0x...>`` for an unnamed variable (Chainer)."""
@@ -502,24 +662,39 @@ class Variable:
         return f'<variable at 0x{id(self):x}>'
 
     def debug_print(self) -> str:
-        """Multi-line description: summary, device, shape, dtype, statistics and gradient."""
+        """Multi-line description in Chainer's format: summary, device (``CPU`` for NumPy,
+        the CuPy device otherwise), backend, shape, dtype, statistics and gradient; the
+        fields are ``None`` for a variable without data."""
         data = self._data
-        if data is None:
-            return f'{self.summary()}\n- device: {self.device}\n- data: None'
-        xp = backend.get_array_module(data)
+        xp = backend.get_array_module(data) if data is not None else numpy
 
         def stats(a: Any) -> str:
-            if a.size == 0:
-                return 'empty'
-            return f'mean={float(xp.mean(a)):.8f}, std={float(xp.std(a)):.8f}'
+            with warnings.catch_warnings():  # the mean of an empty array is NaN, quietly
+                warnings.simplefilter('ignore', RuntimeWarning)
+                return f'mean={float(xp.mean(a)):.8f}, std={float(xp.std(a)):.8f}'
+        if data is None:
+            device = kind = shape = dtype = statistics = None
+        else:
+            # NumPy 2 arrays have a ``device`` ('cpu'); Chainer prints CPU for host arrays.
+            device = 'CPU' if isinstance(data, numpy.ndarray) else getattr(data, 'device', 'CPU')
+            kind, shape, dtype, statistics = type(data), data.shape, data.dtype, stats(data)
         g = self.grad
-        grad = None if g is None else 0 if not bool(xp.any(g)) else stats(g)
-        return (f'{self.summary()}\n- device: {self.device}\n- backend: {type(data)}\n'
-                f'- shape: {data.shape}\n- dtype: {data.dtype}\n- statistics: {stats(data)}\n'
+        grad = None if g is None else 0 if bool(xp.all(g == 0)) else stats(g)
+        return (f'{self.summary()}\n- device: {device}\n- backend: {kind}\n'
+                f'- shape: {shape}\n- dtype: {dtype}\n- statistics: {statistics}\n'
                 f'- grad: {grad}')
 
     def __str__(self) -> str:
-        return str(self._data)
+        """Chainer's format: ``variable([0. 1.])`` (``str`` of the array, prefixed)."""
+        return _array_text(self, ' ')
+
+    def retain_data(self) -> None:
+        """Let the node keep the array, so backward can use it after this Variable is gone."""
+        self._node.data = self._data
+
+    def __bool__(self) -> bool:
+        # As in Chainer: truth of a Variable is ambiguous (and would hide graph breaks).
+        raise TypeError('Variables cannot be evaluated as Python bool.')
 
     @property
     def T(self) -> 'Variable':

@@ -39,6 +39,7 @@ def test_array_and_scalar_and_none_initializers():
 
 def test_parameter_is_a_variable_in_graphs():
     p = Parameter(initializers.One(), (3,))
+    p.cleargrad()  # the gradient starts NaN-filled, as in Chainer
     y = (p * 2.0).sum()
     y.backward()
     np.testing.assert_array_equal(p.grad, [2, 2, 2])
@@ -144,3 +145,63 @@ def test_initializer_errors():
         initializers.generate_array(initializers.Zero(np.float64), (2,), np, np.float32)
     with pytest.raises(TypeError, match='expected an Initializer'):
         initializers.get_initializer('glorot')
+
+
+def test_gradient_of_a_new_parameter_follows_chainer():
+    # Created with a shape: NaN-filled gradient (a forgotten cleargrads() shows as NaN).
+    p = Parameter(initializers.One(), (2,))
+    assert np.isnan(p.grad).all() and p.grad.dtype == np.float32
+    np.testing.assert_array_equal(p._grad, p.grad)
+    # From an array: no gradient.
+    assert Parameter(np.zeros(2, np.float32)).grad is None
+    # Uninitialized: reading grad is an error until cleargrad/zerograd/initialize.
+    q = Parameter()
+    with pytest.raises(RuntimeError, match='cleargrad'):
+        q.grad
+    q.initialize((3,))
+    assert np.isnan(q.grad).all() and np.isnan(q.array).all()
+    r = Parameter(initializers.Zero(np.float64))
+    r.cleargrad()
+    assert r.grad is None
+    r.initialize((2,))
+    assert r.grad is None and r.dtype == np.float64
+    s = Parameter(initializers.Zero(np.float16))
+    with pytest.warns(DeprecationWarning, match='zerograd is deprecated'):
+        s.zerograd()
+    s.initialize((2,))
+    assert s.grad.dtype == np.float16 and not s.grad.any()
+    t = Parameter()
+    t.grad = None
+    assert t.grad is None
+
+
+def test_dtype_comes_from_the_initializer_or_config():
+    def fill_ones(array):
+        array.fill(1.0)
+
+    with pytest.raises(RuntimeError, match='dtype was not explicitly given'):
+        Parameter(fill_ones).dtype
+    p = Parameter(fill_ones)
+    with chainlet.using_config('dtype', np.float16):
+        p.initialize((2,))
+    assert p.dtype == np.float16 and p.grad.dtype == np.float16
+    assert Parameter(initializers.Zero(np.float64)).dtype == np.float64
+
+
+def test_addgrad_initializes_an_uninitialized_parameter():
+    x = Parameter()
+    y = Parameter(np.ones((3, 2), np.float32))
+    y.grad = np.full((3, 2), 2.0, np.float32)
+    x.cleargrad()
+    x.addgrad(y)
+    assert x.shape == (3, 2)
+    np.testing.assert_array_equal(x.grad, y.grad)
+
+
+def test_pickle_keeps_the_gradient_state_of_an_uninitialized_parameter():
+    p = pickle.loads(pickle.dumps(Parameter(initializers.One())))
+    with pytest.raises(RuntimeError):
+        p.grad
+    q = Parameter(initializers.One())
+    q.cleargrad()
+    assert pickle.loads(pickle.dumps(q)).grad is None

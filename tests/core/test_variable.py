@@ -1,9 +1,12 @@
+import warnings
+
 import numpy as np
 import pytest
 
 import chainlet
 import chainlet.functions as F
 from chainlet import Variable
+from chainlet.variable import VariableNode
 
 
 def f32(*values):
@@ -53,7 +56,8 @@ def test_grad_setter_validates():
         x.grad = [1.0, 2.0]
     x.cleargrad()
     assert x.grad is None
-    x.zerograd()
+    with pytest.warns(DeprecationWarning, match='Variable.zerograd is deprecated'):
+        x.zerograd()
     np.testing.assert_array_equal(x.grad, [0, 0])
 
 
@@ -170,11 +174,18 @@ def test_shortcuts():
 
 
 def test_repr_and_str():
+    # Chainer's format: no dtype, str prefixed too, the shape of an empty array shown in repr.
     x = Variable(f32(1, 2))
-    assert repr(x) == 'variable([1., 2.], dtype=float32)'
-    assert str(x) == '[1. 2.]'
+    assert repr(x) == 'variable([1., 2.])'
+    assert str(x) == 'variable([1. 2.])'
     assert repr(Variable(np.array([1.0, 2.0]))) == 'variable([1., 2.])'
-    assert repr(Variable()) == 'variable(None)'
+    assert repr(Variable()) == 'variable(None)' == str(Variable())
+    assert repr(Variable(np.zeros((0, 3), np.float32))) == 'variable([], shape=(0, 3))'
+    assert str(Variable(np.zeros((0, 3), np.float32), name='e')) == 'variable e([])'
+    assert repr(Variable(np.zeros(0, np.float32))) == 'variable([])'
+    assert repr(Variable(np.array(0, np.float16))) == 'variable(0.)'
+    assert str(Variable(np.arange(4.0).reshape(2, 2), name='x')) == \
+        'variable x([[0. 1.]\n            [2. 3.]])'
 
 
 def test_repr_shows_the_name_and_summary_as_in_chainer():
@@ -187,8 +198,14 @@ def test_repr_shows_the_name_and_summary_as_in_chainer():
     assert Variable().summary().startswith('<variable at 0x')
     x.grad = np.ones((2, 2))
     text = x.debug_print()
-    assert text.startswith('<variable W>\n- device: @numpy') and '- shape: (2, 2)' in text
+    assert text.startswith('<variable W>\n- device: CPU\n') and '- shape: (2, 2)' in text
+    assert "- backend: <class 'numpy.ndarray'>" in text
     assert '- grad: mean=1.00000000, std=0.00000000' in text
+    x.grad = np.zeros((2, 2))
+    assert x.debug_print().endswith('- grad: 0')
+    assert Variable(name='e').debug_print() == (
+        '<variable e>\n- device: None\n- backend: None\n- shape: None\n- dtype: None\n'
+        '- statistics: None\n- grad: None')
 
 
 def test_unchain_and_unchain_backward():
@@ -271,3 +288,124 @@ def test_copydata_initializes_an_empty_destination():
     np.testing.assert_array_equal(dst.array, [0, 0])
     with pytest.raises(ValueError, match='the source variable has no data'):
         dst.copydata(Variable())
+
+
+def test_label_follows_chainer():
+    assert Variable(np.zeros((2, 5), np.float32)).label == '(2, 5), float32'
+    assert Variable(np.zeros(1, np.float32)).label == '(1), float32'
+    assert Variable(np.array(0, np.float64)).label == 'float64'
+    assert Variable().label == 'None'
+
+
+def test_chainer_private_names():
+    x = Variable(f32(1, 2))
+    assert x._has_chainerx_array is False and x.layout is None and x.raw_array is x.array
+    y = Variable._init_unchecked(f32(3), name='y', requires_grad=False)
+    assert type(y) is Variable and y.name == 'y' and not y.requires_grad
+    assert y.node.get_variable_or_none() is y
+    z = Variable._init_unchecked(f32(4), node=y.node)
+    assert z.node is y.node and y.node.get_variable_or_none() is z
+    x.node._requires_grad = False
+    assert x.requires_grad is False and x.node._requires_grad is False
+    x.grad = f32(5, 6)
+    np.testing.assert_array_equal(x._grad, [5, 6])
+    assert x.node.grad is x.grad and x.node.grad_var is x.grad_var
+    x._grad = None
+    assert x.grad_var is None
+
+
+def test_variable_node_refuses_grad_and_unknown_arguments():
+    with pytest.raises(ValueError, match='pass the gradient to Variable instead'):
+        VariableNode(Variable(), '', grad=None)
+    with pytest.raises(TypeError, match="'spam'"):
+        VariableNode(Variable(), '', spam=1)
+    with pytest.raises(ValueError, match='volatile argument is not supported'):
+        Variable(f32(1), volatile='on')
+    with pytest.raises(TypeError, match="'spam'"):
+        Variable(f32(1), spam=1)
+
+
+def test_grad_set_from_an_array_is_a_leaf_that_requires_grad():
+    x = Variable(f32(1, 2), requires_grad=False)
+    x.grad = f32(3, 4)
+    assert x.grad_var.requires_grad is True and x.requires_grad is False
+
+
+def test_zerograd_fills_in_place_and_cuts_the_gradient_graph():
+    x = Variable(f32(1, 2))
+    x.grad_var = F.tanh(Variable(f32(1, 1)))
+    g = x.grad_var
+    with pytest.warns(DeprecationWarning):
+        x.zerograd()
+    assert x.grad_var is g and g.creator is None
+    np.testing.assert_array_equal(x.grad, [0, 0])
+    empty = Variable()
+    with pytest.warns(DeprecationWarning):
+        empty.zerograd()
+    assert empty.grad is None
+
+
+def test_set_creator_and_set_creator_node_take_the_rank():
+    x = Variable(f32(1, 2))
+    y = F.tanh(F.tanh(x))
+    node = y.creator_node
+    v = Variable(f32(0, 0))
+    v.set_creator_node(node)
+    assert v.creator_node is node and v.rank == node.rank + 1 == 2
+    w = Variable(f32(0, 0))
+    w.set_creator(node)
+    assert w.creator is node and w.rank == 2
+    w.node.set_creator_node(None)
+    assert w.creator_node is None and w.rank == 2
+
+
+def test_bool_raises_as_in_chainer():
+    with pytest.raises(TypeError, match='cannot be evaluated as Python bool'):
+        bool(Variable(f32(1)))
+
+
+def test_backward_consumes_the_output_gradient_unless_retained():
+    # Chainer 7: backward uses up the output's gradient; retain_grad keeps every gradient.
+    x = Variable(f32(1, 2))
+    y = x * 3.0
+    y.grad = f32(1, 1)
+    y.backward()
+    assert y.grad_var is None
+    np.testing.assert_array_equal(x.grad, [3, 3])
+    z = x * 2.0
+    gz = Variable(f32(1, 1))
+    z.grad_var = gz
+    z.backward(retain_grad=True)
+    assert z.grad_var is gz
+    s = F.sum(x)
+    s.backward(loss_scale=2.0)
+    assert s.grad is None
+    np.testing.assert_array_equal(x.grad, [7, 7])
+
+
+def test_backward_from_a_one_element_non_scalar_warns():
+    x = Variable(f32(2))
+    y = x * 3.0
+    with pytest.warns(DeprecationWarning, match='only one element as a scalar'):
+        y.backward()
+    np.testing.assert_array_equal(x.grad, [3])
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        (x.sum() * 1.0).backward()  # 0-d: no warning
+
+
+def test_retain_data_keeps_the_array_on_the_node():
+    x = Variable(f32(1, 2))
+    x.retain_data()
+    assert x.node.data is x.array
+
+
+def test_chainerx_and_ideep_moves_report_that_they_are_unavailable():
+    x = Variable(f32(1, 2))
+    with pytest.raises(RuntimeError, match='ChainerX is not available'):
+        x.to_chx()
+    with pytest.raises(RuntimeError, match='iDeep is not available'):
+        x.to_intel64()
+    with pytest.raises(ValueError, match='chx_array'):
+        x.chx_array
+    assert x.from_chx() is None and isinstance(x.array, np.ndarray)
