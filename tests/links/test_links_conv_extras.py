@@ -108,3 +108,27 @@ def test_deformable_convolution_2d_starts_as_plain_convolution():
     y.grad = np.ones_like(y.array)
     y.backward()
     assert conv.offset_conv.W.grad is not None and conv.deform_conv.W.grad is not None
+
+
+@pytest.mark.parametrize('groups', [1, 2])
+def test_deconvolution_from_params(groups):
+    rng = np.random.RandomState(6)
+    W = rng.randn(6, 4 // groups, 3, 3).astype(np.float32)
+    b = rng.randn(4).astype(np.float32)
+    deconv = L.Deconvolution2D.from_params(W, b, stride=2, pad=1, groups=groups)
+    assert (deconv.in_channels, deconv.out_channels) == (6, 4)
+    x = rng.randn(1, 6, 3, 3).astype(np.float32)
+    expected = F.deconvolution_2d(x, W, b, stride=2, pad=1, groups=groups)
+    np.testing.assert_allclose(deconv(x).array, expected.array, rtol=1e-5)
+    nd = L.DeconvolutionND.from_params(W[..., 0], None, nobias=True, groups=groups)
+    assert nd.ndim == 1 and nd.b is None and nd.W.shape == (6, 4 // groups, 3)
+    with pytest.raises(ValueError, match='out_channels'):
+        L.Deconvolution2D.from_params(W, np.zeros(3, np.float32), groups=groups)
+
+
+def test_embed_id_from_params():
+    W = np.arange(10, dtype=np.float32).reshape(5, 2)
+    embed = L.EmbedID.from_params(chainlet.Variable(W), ignore_label=-1)
+    np.testing.assert_array_equal(embed(np.array([4, -1], np.int32)).array, [[8, 9], [0, 0]])
+    with pytest.raises(ValueError, match='2-d'):
+        L.EmbedID.from_params(np.zeros(3, np.float32))

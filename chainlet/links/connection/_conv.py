@@ -80,21 +80,26 @@ class ConvolutionBase(Link):
         return args
 
 
-def split_params(name: str, W: Any, b: Any, ndim: Optional[int], groups: int) -> tuple:
-    """Sizes and arrays of a convolution link built ``from_params(W, b)``.
+def split_params(name: str, W: Any, b: Any, ndim: Optional[int], groups: int,
+                 transposed: bool = False) -> tuple:
+    """Sizes and arrays of a (de)convolution link built ``from_params(W, b)``.
 
     Returns:
-        ``(in_channels, out_channels, ksize, W_array, b_array)``, with ``in_channels`` the
-        channels of ``W`` times ``groups`` (``W`` is ``(out, in / groups, *k)``).
+        ``(in_channels, out_channels, ksize, W_array, b_array)``. For a convolution ``W`` is
+        ``(out, in / groups, *k)``; for a deconvolution (``transposed``) it is
+        ``(in, out / groups, *k)``.
     """
     W = _util.as_array(W)
     b = _util.as_array(b)
     if W is None or (ndim is not None and W.ndim != ndim + 2) or W.ndim < 3:
-        raise ValueError(f'{name}.from_params: argument W: expected an array of shape '
-                         f'(out_channels, in_channels / groups, *ksize), got '
+        raise ValueError(f'{name}.from_params: argument W: expected a filter array of '
+                         f'{ndim or "at least 1"} spatial dimension(s), got '
                          f'{None if W is None else W.shape}')
-    out_channels, in_per_group = W.shape[:2]
+    if transposed:
+        in_channels, out_channels = W.shape[0], W.shape[1] * groups
+    else:
+        out_channels, in_channels = W.shape[0], W.shape[1] * groups
     if b is not None and b.size != out_channels:
         raise ValueError(f'{name}.from_params: `out_channels` does not match the size of `b`: '
                          f'{out_channels} != {b.size}')
-    return in_per_group * groups, out_channels, tuple(W.shape[2:]), W, b
+    return in_channels, out_channels, tuple(W.shape[2:]), W, b

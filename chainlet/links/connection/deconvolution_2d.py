@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from chainlet.functions.connection.deconvolution_2d import deconvolution_2d
-from chainlet.links.connection._conv import ConvolutionBase
+from chainlet.links.connection._conv import ConvolutionBase, split_params
 from chainlet.variable import Variable
 
 
@@ -47,6 +47,30 @@ class Deconvolution2D(ConvolutionBase):
         self.outsize = None if outsize is None else tuple(outsize)
         self._setup('Deconvolution2D', 2, in_channels, out_channels, ksize, stride, pad, nobias,
                     initialW, initial_bias, dilate, groups)
+
+    @classmethod
+    def from_params(cls, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
+                    nobias: bool = False, outsize: Optional[Sequence[int]] = None, *,
+                    dilate: Any = 1, groups: int = 1) -> 'Deconvolution2D':
+        """A ``Deconvolution2D`` whose parameters start as copies of ``W`` (and ``b``).
+
+        Args:
+            W: Filter array or Variable of shape ``(in, out / groups, *ksize)``.
+            b: Bias of shape ``(out,)``, or ``None`` (bias 0).
+            stride, pad, nobias, outsize, dilate, groups: As in the constructor.
+
+        Returns:
+            A new link; the channels and the kernel size are read from ``W``.
+
+        Example:
+            >>> import numpy as np, chainlet.links as L
+            >>> L.Deconvolution2D.from_params(np.ones((3, 4, 2, 2), np.float32)).out_channels
+            4
+        """
+        in_channels, out_channels, ksize, W, b = split_params(
+            cls.__name__, W, b, 2, groups, transposed=True)
+        return cls(in_channels, out_channels, ksize, stride, pad, nobias, outsize,
+                   initialW=W, initial_bias=b, dilate=dilate, groups=groups)
 
     def forward(self, x: Any) -> Variable:
         """Deconvolve ``x`` of shape ``(n, in_channels, h, w)``."""

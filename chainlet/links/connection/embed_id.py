@@ -44,6 +44,22 @@ class EmbedID(Link):
                 initialW, initializers.Normal(1.0), dtype, 'EmbedID', 'initialW'),
                 (self.in_size, self.out_size))
 
+    @classmethod
+    def from_params(cls, W: Any, ignore_label: Optional[int] = None) -> 'EmbedID':
+        """An ``EmbedID`` whose table starts as a copy of ``W`` ``(in_size, out_size)``.
+
+        Example:
+            >>> import numpy as np, chainlet.links as L
+            >>> L.EmbedID.from_params(np.zeros((5, 2), np.float32))
+            EmbedID(in_size=5, out_size=2, ignore_label=None)
+        """
+        W = _util.as_array(W)
+        if W is None or W.ndim != 2:
+            raise ValueError(f'EmbedID.from_params: argument W: expected a 2-d array, got '
+                             f'{None if W is None else W.shape}')
+        in_size, out_size = W.shape
+        return cls(in_size, out_size, initialW=W, ignore_label=ignore_label)
+
     def forward(self, x: Any) -> Variable:
         """Look up the vectors of the ids ``x`` (signed integers); shape ``x.shape + (out,)``."""
         return embed_id(x, self.W, ignore_label=self.ignore_label)
