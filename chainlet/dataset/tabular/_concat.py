@@ -67,8 +67,8 @@ class _Concat(tabular_dataset.TabularDataset):
                 sub_stop = min(sub_stop, n)
             else:
                 if sub_start >= n:
-                    # First row of the progression at or before this dataset's last row.
-                    sub_start = n + (sub_start - n) % step
+                    # Last row of the progression at or before this dataset's last row.
+                    sub_start = (n - 1) - (n - 1 - sub_start) % -step
                 sub_stop = max(sub_stop, -1)
             if len(range(sub_start, sub_stop, step)) == 0:
                 continue
