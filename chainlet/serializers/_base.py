@@ -100,14 +100,18 @@ def _normalize_ignore_names(ignore_names: IgnoreNames, what: str) -> tuple:
 class _LoadState:
     """What one loading pass shares between a deserializer and its children.
 
-    In *session* mode (used by ``load_npz``/``load_hdf5``) missing keys are collected instead of
-    raised at once, and copies into existing arrays are deferred until every key was checked,
-    so that a strict failure or an error in the middle leaves those arrays untouched.
+    In *session* mode (used by ``load_npz``/``load_hdf5``) copies into existing arrays are
+    deferred until the object's ``serialize`` returned, so that a strict failure or an error in
+    the middle leaves those arrays untouched. A missing key raises ``KeyError`` at once, as in
+    Chainer, so that a ``serialize`` method can catch it to read an older format; only when it
+    escapes does a second, *collecting* pass (missing keys recorded, nothing raised or copied)
+    find every missing key for the message.
     """
 
-    def __init__(self, source: str, session: bool) -> None:
+    def __init__(self, source: str, session: bool, collect: bool = False) -> None:
         self.source = source
         self.session = session
+        self.collect = collect
         self.visited: set = set()
         self.missing: list = []
         self.pending: list = []
@@ -159,12 +163,14 @@ class _ArchiveDeserializer(Deserializer):
             return value
         if not self._has(key):
             if self.strict:
-                if state.session:
+                if state.collect:
                     state.missing.append(key)
                     return value
-                raise SerializationKeyError(
+                error = SerializationKeyError(
                     f'{self._what}: key {key!r} is not in {state.source} (pass strict=False to '
                     f'skip missing keys)')
+                error.missing_key = key
+                raise error
             return value
         state.visited.add(key)
         data = self._read(key)
@@ -221,26 +227,50 @@ class _ArchiveDeserializer(Deserializer):
     def _start_session(self) -> None:
         self._state.session = True
 
+    def _run_session(self, obj: Any, what: str) -> None:
+        """Load ``obj`` (``obj.serialize(self)``); copies are applied only if it succeeds."""
+        self._start_session()
+        try:
+            obj.serialize(self)
+        except SerializationKeyError as e:
+            if not hasattr(e, 'missing_key'):
+                raise
+            self._state.pending.clear()
+            missing, visited = self._collect_missing(obj)
+            raise self._missing_error(what, missing or [e.missing_key], visited) from None
+        self._finish_session(what)
+
+    def _collect_missing(self, obj: Any) -> tuple:
+        """Run ``obj.serialize`` once more, recording every missing key (nothing is copied)."""
+        collector = copy.copy(self)
+        collector._state = _LoadState(self._state.source, session=True, collect=True)
+        try:
+            obj.serialize(collector)
+        except Exception:  # the first error is the one reported; this pass only adds keys
+            pass
+        collector._state.pending.clear()
+        return collector._state.missing, collector._state.visited | self._state.visited
+
+    def _missing_error(self, what: str, missing: list, visited: set) -> SerializationKeyError:
+        # The stored keys left unread are named too: they usually show what went wrong.
+        unexpected = sorted(
+            k for k in self._stored_keys()
+            if k.startswith(self.path) and k not in visited and not self._ignored(k))
+        parts = [f'missing keys {missing}']
+        if unexpected:
+            parts.append(f'unexpected keys {unexpected}')
+        hint = _path_hint(self.path, missing, unexpected)
+        return SerializationKeyError(
+            f'{what}: {"; ".join(parts)} (pass strict=False to ignore{hint})')
+
     def _finish_session(self, what: str) -> None:
-        """Raise one error for missing keys (strict), then apply the copies.
+        """Apply the deferred copies.
 
         As in Chainer, only keys that the object asks for and the file lacks are errors: a
         file may hold more than is loaded (a whole snapshot read into one model, a parent
-        chain's file read into a child with ``path``). The stored keys left unread are named
-        in the message when keys are missing, since they usually show what went wrong.
+        chain's file read into a child with ``path``).
         """
         state = self._state
-        if self.strict and state.missing:
-            unexpected = sorted(
-                k for k in self._stored_keys()
-                if k.startswith(self.path) and k not in state.visited and not self._ignored(k))
-            parts = [f'missing keys {state.missing}']
-            if unexpected:
-                parts.append(f'unexpected keys {unexpected}')
-            state.pending.clear()
-            hint = _path_hint(self.path, state.missing, unexpected)
-            raise SerializationKeyError(
-                f'{what}: {"; ".join(parts)} (pass strict=False to ignore{hint})')
         for dst, src in state.pending:
             _copy_into(dst, src)
         state.pending.clear()

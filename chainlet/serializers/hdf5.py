@@ -184,6 +184,4 @@ def load_hdf5(filename: FileLike, obj: Any, path: str = '', strict: bool = True,
     with _open_hdf5(filename, what) as f:
         d = HDF5Deserializer(f, path=path, strict=strict, ignore_names=ignore_names)
         d._state.source = source
-        d._start_session()
-        obj.serialize(d)
-        d._finish_session(what)
+        d._run_session(obj, what)

@@ -292,6 +292,4 @@ keys ['a/W', 'b/W']; unexpected keys ['W'] (pass strict=False to ignore)
     with _open_npz(file, what) as npz:
         d = NpzDeserializer(npz, path=path, strict=strict, ignore_names=ignore_names)
         d._state.source = source
-        d._start_session()
-        obj.serialize(d)
-        d._finish_session(what)
+        d._run_session(obj, what)

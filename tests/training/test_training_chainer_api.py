@@ -100,3 +100,18 @@ def test_standard_updater_serialize_accepts_a_serializer_returning_nothing(setup
     s.updater._iterators['main'] = QuietIterator()
     s.updater.serialize(Recorder())
     assert called[-1] == 'iteration' and s.updater.iteration == 1
+
+
+def test_once_trigger_loads_a_snapshot_without_its_flag_with_a_warning(tmp_path):
+    import numpy as np
+    from chainlet import serializers
+    path = str(tmp_path / 'old.npz')
+    np.savez(path, dummy=0)
+    trigger = training.triggers.OnceTrigger()
+    with pytest.warns(UserWarning, match='_flag_first'):
+        serializers.load_npz(path, trigger)
+    assert trigger.finished and trigger(None) is False
+    resumed = training.triggers.OnceTrigger(call_on_resume=True)
+    with pytest.warns(UserWarning):
+        serializers.load_npz(path, resumed)
+    assert resumed(None) is True and resumed(None) is False

@@ -8,6 +8,7 @@ Example:
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 
@@ -36,5 +37,15 @@ class OnceTrigger:
         return fire
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load whether the trigger has fired."""
-        self._flag_first = bool(serializer('_flag_first', self._flag_first))
+        """Save or load whether the trigger has fired.
+
+        A snapshot without the flag (written before it was saved) is taken as one made after
+        the first call, with a warning, as Chainer does.
+        """
+        try:
+            self._flag_first = bool(serializer('_flag_first', self._flag_first))
+        except KeyError:
+            warnings.warn('OnceTrigger: the snapshot has no _flag_first; the trigger is taken '
+                          'to have fired already (wrong if the snapshot was taken before its '
+                          'first call)', stacklevel=2)
+            self._flag_first = False
