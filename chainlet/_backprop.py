@@ -12,6 +12,7 @@ computation; with it off they build nothing.
 from __future__ import annotations
 
 import heapq
+import traceback
 import warnings
 from typing import Any, Optional, Sequence
 
@@ -72,6 +73,13 @@ def _grads_as_tuple(func: _fn.FunctionNode, gxs: Any) -> tuple:
         return tuple(gxs)
     raise TypeError(f'{func.label}.backward must return a tuple of gradients (Variables, arrays '
                     f'or None), got {type(gxs).__name__}')
+
+
+def _add_stack(error: Exception, func: _fn.FunctionNode) -> None:
+    where = ''.join(traceback.format_list(func.stack))
+    text = f'{error.args[0] if error.args else ""}\nStacktrace of {func.label}, applied at ' \
+        f'(most recent call last):\n{where}'
+    error.args = (text,) + tuple(error.args[1:])
 
 
 def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: Optional[tuple],
@@ -214,7 +222,12 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                     lst = grads.pop(in_nodes[i], None)
                     pending.append(None if lst is None else _sum_grads(lst))
                 pending = tuple(pending)
-            gxs = _backward_step(func, indexes, gys, pending, double, debug)
+            try:
+                gxs = _backward_step(func, indexes, gys, pending, double, debug)
+            except Exception as e:
+                if func.stack:  # debug mode: say where the failing function was applied
+                    _add_stack(e, func)
+                raise
             for i, gx in zip(indexes, gxs):
                 if gx is None:
                     continue
@@ -388,6 +401,23 @@ def _check_variables(arg: Any, name: str) -> list:
     return list(arg)
 
 
+def _refuse_array_backward_graph(outputs: list) -> None:
+    """Raise ``RuntimeError`` if a graph behind ``outputs`` contains a backward on arrays."""
+    seen: set = set()
+    stack = [y.creator_node for y in outputs if y.creator_node is not None]
+    while stack:
+        func = stack.pop()
+        if func in seen:
+            continue
+        seen.add(func)
+        if isinstance(func, _fn.NonDifferentiableGrad):
+            raise RuntimeError(
+                f'grad: the outputs were computed by a backward that works on arrays '
+                f'({func._origin}, e.g. an old-style Function); they cannot be differentiated '
+                f'again')
+        stack.extend(n.creator_node for n in func.inputs or () if n.creator_node is not None)
+
+
 def _check_grad_list(grads: Any, refs: list, name: str, ref_name: str) -> list:
     if grads is None:
         return [None] * len(refs)
@@ -449,7 +479,13 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
         array([12.])
     """
     outputs = _check_variables(outputs, 'outputs')
-    inputs = _check_variables(inputs, 'inputs')
+    try:
+        inputs = _check_variables(inputs, 'inputs')
+    except TypeError:
+        # A bad input often comes from differentiating an old-style gradient (whose own
+        # gradient is None); name that cause first, as Chainer does.
+        _refuse_array_backward_graph(outputs)
+        raise
     grad_outputs = _check_grad_list(grad_outputs, outputs, 'grad_outputs', 'outputs')
     grad_inputs = _check_grad_list(grad_inputs, inputs, 'grad_inputs', 'inputs')
     input_nodes = {x._node for x in inputs}

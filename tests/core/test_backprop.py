@@ -341,25 +341,54 @@ def test_gradients_without_double_backprop_carry_no_graph():
     assert gx.creator is None
 
 
-def test_output_keeps_its_grad_and_leaf_views_of_it_are_not_shared():
-    # As in Chainer, y.grad stays after backward. A leaf gradient that is a view of it (here
-    # through reshape) must be its own array, or an in-place update of x.grad would change
-    # y.grad and the next backward.
+def test_backward_consumes_the_output_grad_and_leaf_views_of_it_are_not_shared():
+    # As in Chainer 7, backward clears the output's gradient unless retain_grad=True. A leaf
+    # gradient that is a view of it (here through reshape) must be its own array, or an
+    # in-place update of x.grad would change y.grad and the next backward.
     x = Variable(np.zeros((2, 3), np.float32))
     y = x.reshape(6)
     y.grad = np.ones(6, np.float32)
-    y.backward()
+    y.backward(retain_grad=True)
     np.testing.assert_array_equal(y.grad, np.ones(6))
     assert not np.may_share_memory(x.grad, y.grad)
     x.grad += 1.0
     np.testing.assert_array_equal(y.grad, np.ones(6))
     y.backward()
     np.testing.assert_array_equal(x.grad, np.full((2, 3), 3.0))
-    # The initial gradient Chainer creates is scaled by loss_scale and kept on the output.
+    assert y.grad is None
     s = F.sum(x * 2.0)
     s.backward(loss_scale=4.0)
-    np.testing.assert_array_equal(s.grad, 4.0)
     np.testing.assert_array_equal(x.grad, np.full((2, 3), 11.0))
+
+
+def test_debug_mode_backward_errors_show_where_the_function_was_applied():
+    class WrongShape(chainlet.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2,
+
+        def backward(self, indexes, grad_outputs):
+            return Variable(np.ones(5)),
+    x = Variable(np.ones(2))
+    with chainlet.using_config('debug', True):
+        y = WrongShape().apply((x,))[0]  # this line appears in the message
+        with pytest.raises(ValueError, match='shape of gradients') as info:
+            F.sum(y).backward()
+    assert 'Stacktrace of WrongShape' in str(info.value)
+    assert 'WrongShape().apply((x,))' in str(info.value)
+
+
+def test_grad_of_an_old_style_gradient_names_the_cause():
+    class Ident(chainlet.Function):
+        def forward(self, inputs):
+            return inputs[0].copy(),
+
+        def backward(self, inputs, grad_outputs):
+            return grad_outputs[0],
+    x = Variable(np.array(2.0))
+    y = Ident()(x)
+    y.backward(enable_double_backprop=True)
+    with pytest.raises(RuntimeError, match='Ident.*cannot be differentiated again'):
+        chainlet.grad([x.grad_var], [y.grad_var])  # y.grad_var is None: it was consumed
 
 
 @pytest.mark.parametrize('accumulate', [False, True])
