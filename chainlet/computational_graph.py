@@ -15,7 +15,7 @@ Example:
     >>> print(g.dump())
     digraph graphname {
       rankdir=TB;
-      n0 [label="(), float32", shape="oval", fillcolor="#E0E0E0", style="filled"];
+      n0 [label="float32", shape="oval", fillcolor="#E0E0E0", style="filled"];
       n1 [label="Sum", shape="box", fillcolor="#6495ED", style="filled"];
       n2 [label="(2, 3), float32", shape="oval", fillcolor="#E0E0E0", style="filled"];
       n3 [label="Tanh", shape="box", fillcolor="#6495ED", style="filled"];

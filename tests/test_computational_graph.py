@@ -57,14 +57,14 @@ def test_known_graph_nodes_edges_and_dot():
     nodes, edges = parse_dot(g.dump())
     assert len(nodes) == 8 and len(edges) == 8
     labels = sorted(a['label'] for a in nodes.values())
-    assert labels == ['(), float32', '(2, 3), float32', '(2, 3), float32', 'Sum', '_ * _',
-                      '_ + _', 'w: (2, 3), float32', 'x: (2, 3), float32']
+    assert labels == ['(2, 3), float32', '(2, 3), float32', 'Sum', '_ * _', '_ + _', 'float32',
+                      'w: (2, 3), float32', 'x: (2, 3), float32']
     shapes = {a['label']: a['shape'] for a in nodes.values()}
     assert shapes['_ * _'] == 'box' and shapes['x: (2, 3), float32'] == 'oval'
     by_label = {a['label']: n for n, a in nodes.items()}
     assert (by_label['x: (2, 3), float32'], by_label['_ * _']) in edges
     assert (by_label['x: (2, 3), float32'], by_label['_ + _']) in edges
-    assert (by_label['Sum'], by_label['(), float32']) in edges
+    assert (by_label['Sum'], by_label['float32']) in edges
 
 
 def test_remove_variable_gives_function_edges():

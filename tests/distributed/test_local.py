@@ -131,6 +131,7 @@ def test_mean_over_processes_and_multi_node_evaluator():
 
 def test_packing_round_trip_and_flags():
     model = _model()
+    model.cleargrads()  # fresh parameters start with NaN gradients, as in Chainer
     w, b = model[0].W, model[0].b
     w.grad = np.arange(6, dtype=np.float32).reshape(2, 3)
     packing = communicators._Packing([b, w], zero_fill=True)

@@ -99,6 +99,7 @@ def test_missing_gradients_and_lazy_parameters_are_skipped():
     with model.init_scope():
         model.l1 = L.Linear(3, 2)
         model.lazy = L.Linear(None, 2)
+    model.cleargrads()  # fresh parameters start with NaN gradients, as in Chainer
     stats = extensions.ParameterStatistics(model).compute_statistics()
     assert {k.split('/data/')[0] for k in stats} == {'l1/W', 'l1/b', 'lazy/b'}
     assert not any('/grad/' in k for k in stats)

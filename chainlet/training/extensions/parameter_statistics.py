@@ -209,6 +209,8 @@ class ParameterStatistics(extension.Extension):
                 # param_name is a path such as '/l1/W'; without a link name in front of it,
                 # its leading '/' would start the key (or follow the prefix's).
                 path = param_name if link_name else param_name.lstrip('/')
+                if param.array is None:  # not initialized yet: no data, and no gradient to read
+                    continue
                 for attr_name in self._attrs:
                     array = param.array if attr_name == 'data' else param.grad
                     if array is None or array.size == 0:
