@@ -9,6 +9,24 @@ import numpy
 from chainlet import backend
 
 
+def _sum_sqnorm(arrays: Any) -> float:
+    """The sum of the squared L2 norms of ``arrays`` (an iterable of arrays), as a float.
+
+    Chainer's helper of the same name (its tests call it). Each array's part is computed on
+    its own device; only the per-array results are brought to the host.
+
+    Example:
+        >>> import numpy as np
+        >>> _sum_sqnorm([np.array([3.0, 4.0]), np.array(2.0)])
+        29.0
+    """
+    total = 0.0
+    for x in arrays:
+        flat = x.ravel()
+        total += float(flat.dot(flat))
+    return total
+
+
 class GradientClipping:
     """Scale every gradient by ``min(1, threshold / ||g||)`` where ``||g||`` is the L2 norm of
     all gradients of the target taken together.
@@ -46,11 +64,7 @@ class GradientClipping:
         if not grads:
             return
         if all(type(g) is numpy.ndarray for g in grads):
-            sqnorm = 0.0
-            for g in grads:
-                flat = g.ravel()
-                sqnorm += float(numpy.dot(flat, flat))
-            norm = math.sqrt(sqnorm)
+            norm = math.sqrt(_sum_sqnorm(grads))
             if norm == 0 or self.threshold / norm >= 1:
                 return
             rate = self.threshold / norm

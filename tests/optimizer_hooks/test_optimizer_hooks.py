@@ -174,3 +174,12 @@ def test_weight_decay_after_update_with_post_timing():
     np.testing.assert_allclose(model.b.array, start - grads['b'])
     # It changed the gradient after the update, for the next one.
     np.testing.assert_allclose(model.b.grad, grads['b'] + 0.5 * model.b.array)
+
+
+def test_sum_sqnorm_helper_of_gradient_clipping():
+    from chainlet.optimizer_hooks import gradient_clipping
+    x = np.linspace(-1.0, 1.5, num=6).astype(np.float32).reshape(2, 3)
+    assert gradient_clipping._sum_sqnorm([x]) == pytest.approx(4.75)
+    assert gradient_clipping._sum_sqnorm([np.array(2.0)]) == pytest.approx(4.0)
+    assert gradient_clipping._sum_sqnorm(x) == pytest.approx(4.75)  # rows of one array
+    assert isinstance(gradient_clipping._sum_sqnorm([x, np.array(2.0)]), float)
