@@ -19,6 +19,7 @@ import numpy
 import chainlet
 from chainlet import functions as F
 from chainlet.distributions import distribution
+from chainlet.distributions.gamma import _safe_positive
 from chainlet.distributions.kl_divergence import register_kl
 from chainlet.distributions.utils import as_param, float_like, raw, where_in_support
 
@@ -57,6 +58,12 @@ class Exponential(distribution.Distribution):
     def cdf(self, x: Any) -> chainlet.Variable:
         x = float_like(x, self.lam)
         return where_in_support(raw(x) >= 0, -F.expm1(-self.lam * x), 0.0)
+
+    def log_cdf(self, x: Any) -> chainlet.Variable:
+        x = float_like(x, self.lam)
+        inside = raw(x) > 0
+        return where_in_support(inside, F.log(-F.expm1(-self.lam * _safe_positive(x, inside))),
+                                -numpy.inf)
 
     def survival_function(self, x: Any) -> chainlet.Variable:
         x = float_like(x, self.lam)
