@@ -23,7 +23,8 @@ from chainlet.links.connection import (  # noqa: F401
     StatefulZoneoutLSTM, StatelessGRU, StatelessLSTM, StatelessMGU)
 from chainlet.links.loss import (  # noqa: F401
     BinaryHierarchicalSoftmax, BlackOut, CRF1d, NegativeSampling)
-from chainlet.links.model import Classifier  # noqa: F401
+from chainlet.links.model import (  # noqa: F401
+    Classifier, ResNet50Layers, ResNet101Layers, ResNet152Layers, VGG16Layers, VGG19Layers)
 from chainlet.links.normalization import (  # noqa: F401
     BatchNormalization, BatchRenormalization, DecorrelatedBatchNormalization, GroupNormalization,
     LayerNormalization)
@@ -37,7 +38,8 @@ __all__ = [
     'GroupNormalization', 'GRU', 'Highway', 'Inception', 'InceptionBN', 'LayerNormalization',
     'Linear', 'LocalConvolution2D', 'LSTM', 'Maxout', 'MLPConvolution2D', 'NaryTreeLSTM',
     'NegativeSampling', 'NStepBiGRU', 'NStepBiLSTM', 'NStepBiRNNReLU', 'NStepBiRNNTanh',
-    'NStepGRU', 'NStepLSTM', 'NStepRNNReLU', 'NStepRNNTanh', 'Parameter', 'PReLU', 'Scale',
-    'SimplifiedDropconnect', 'StatefulGRU', 'StatefulMGU', 'StatefulPeepholeLSTM',
-    'StatefulZoneoutLSTM', 'StatelessGRU', 'StatelessLSTM', 'StatelessMGU', 'Swish'
+    'NStepGRU', 'NStepLSTM', 'NStepRNNReLU', 'NStepRNNTanh', 'Parameter', 'PReLU',
+    'ResNet101Layers', 'ResNet152Layers', 'ResNet50Layers', 'Scale', 'SimplifiedDropconnect',
+    'StatefulGRU', 'StatefulMGU', 'StatefulPeepholeLSTM', 'StatefulZoneoutLSTM', 'StatelessGRU',
+    'StatelessLSTM', 'StatelessMGU', 'Swish', 'VGG16Layers', 'VGG19Layers'
 ]
