@@ -66,6 +66,8 @@ _LAZY = {
     'backends': 'chainlet.backends',
     'cuda': 'chainlet.cuda',
     'configuration': 'chainlet.configuration',
+    'distributions': 'chainlet.distributions',
+    'distribution': 'chainlet.distribution',
 }
 
 
@@ -84,6 +86,8 @@ _LAZY_ATTRS = {
     'AbstractSerializer': 'chainlet.serializers._base',
     'DeviceResident': 'chainlet.device_resident',
     'print_runtime_info': 'chainlet._runtime_info',
+    'Distribution': 'chainlet.distribution', 'kl_divergence': 'chainlet.distribution',
+    'register_kl': 'chainlet.distribution', 'cross_entropy': 'chainlet.distribution',
 }
 
 
