@@ -1,18 +1,28 @@
-"""``PrintHook``: print a summary of the arrays going through every function.
+"""``PrintHook``: print the arrays going through every function, in Chainer's format.
+
+Each array is printed as :meth:`Variable.debug_print` prints it (device, backend, shape, dtype,
+mean and standard deviation), so logs and tests written for Chainer's hook read the same.
 
 Example:
     >>> import numpy as np, chainlet, chainlet.functions as F
     >>> from chainlet.function_hooks import PrintHook
     >>> x = chainlet.Variable(np.array([1.0, 3.0], np.float32))
     >>> with PrintHook():
-    ...     y = F.exp(x)
-    function Exp (forward)
+    ...     y = F.exp(x)  # doctest: +ELLIPSIS
+    function	Exp
     input data
-      [0] shape=(2,) dtype=float32 mean=2 std=1
+    <variable at 0x...>
+    - device: CPU
+    - backend: <class 'numpy.ndarray'>
+    - shape: (2,)
+    - dtype: float32
+    - statistics: mean=2.00000000, std=1.00000000
+    - grad: None
 """
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import IO, Any, Optional
 
 from chainlet import backend
@@ -47,14 +57,15 @@ def describe_array(array: Any, sep: str = ' ') -> str:
 
 
 class PrintHook(FunctionHook):
-    """Function hook printing each function's label and array summaries, for debugging.
+    """Function hook printing each function's label and its arrays, for debugging.
 
-    In forward it prints the input arrays; in backward the inputs kept for backward (``None``
-    where not retained) and the gradients of the outputs.
+    In forward it prints ``function<TAB><label>`` and the input arrays; in backward the inputs
+    kept for backward (``(removed)`` for those not retained) and then, under ``output
+    gradient``, each output gradient as the ``grad`` of a zero-filled variable, as Chainer does.
 
     Args:
-        sep: Separator between the fields of one array's summary (a space when ``None``).
-        end: Written after each line.
+        sep: Deprecated and ignored, as in Chainer (a ``DeprecationWarning`` when given).
+        end: Written after each printed block.
         file: Where to write (``sys.stdout`` at the time of printing when ``None``).
         flush: Flush ``file`` after each function.
     """
@@ -63,25 +74,36 @@ class PrintHook(FunctionHook):
 
     def __init__(self, sep: Optional[str] = None, end: str = '\n',
                  file: Optional[IO[str]] = None, flush: bool = True) -> None:
-        self.sep = ' ' if sep is None else sep
+        if sep is not None:
+            warnings.warn('PrintHook: argument sep is deprecated and ignored (as in Chainer)',
+                          DeprecationWarning, stacklevel=2)
+        self.sep = sep
         self.end = end
         self.file = file
         self.flush = flush
 
-    def _print(self, function: Any, phase: str, sections: list) -> None:
+    def _process(self, function: Any, in_data: tuple, out_grad: Optional[tuple] = None) -> None:
+        from chainlet.variable import Variable
         file = sys.stdout if self.file is None else self.file
-        lines = [f'function {function.label} ({phase})']
-        for title, arrays in sections:
-            lines.append(title)
-            for i, a in enumerate(arrays):
-                lines.append(f'  [{i}] {describe_array(a, self.sep)}')
-        file.write(''.join(line + self.end for line in lines))
+        blocks = [f'function\t{function.label}', 'input data']
+        for array in in_data:
+            # Inputs a function did not retain are gone by the time backward runs.
+            blocks.append('(removed)' if array is None else Variable(array).debug_print())
+        if out_grad is not None:
+            blocks.append('output gradient')
+            for grad in out_grad:
+                if grad is None:
+                    blocks.append(Variable().debug_print())
+                    continue
+                holder = Variable(backend.get_array_module(grad).zeros_like(grad))
+                holder.grad = grad
+                blocks.append(holder.debug_print())
+        file.write(''.join(block + self.end for block in blocks))
         if self.flush and hasattr(file, 'flush'):
             file.flush()
 
     def forward_preprocess(self, function: Any, in_data: tuple) -> None:
-        self._print(function, 'forward', [('input data', in_data)])
+        self._process(function, in_data)
 
     def backward_preprocess(self, function: Any, in_data: tuple, out_grad: tuple) -> None:
-        self._print(function, 'backward', [('input data', in_data),
-                                           ('output gradient', out_grad)])
+        self._process(function, in_data, out_grad)

@@ -36,6 +36,19 @@ def _choose_unit(seconds: float) -> tuple[float, str]:
     return _UNITS['ns'], 'ns'
 
 
+def _function_name(function: Any) -> str:
+    """The name a function is recorded under: its class name, as Chainer's ``_impl_name``.
+
+    For an old-style :class:`~chainlet.Function` it is the Function's class, not the node that
+    wraps it. (Labels are not used: arithmetic nodes are labelled ``'_ * _'`` and the like.)
+    """
+    name = getattr(function, '_impl_name', None)
+    if name is not None:
+        return name
+    wrapped = getattr(function, 'function', None) if hasattr(function, '_weak_function') else None
+    return type(wrapped if wrapped is not None else function).__name__
+
+
 def _synchronize(arrays: tuple) -> None:
     # GPU kernels run asynchronously: wait for them so the time is the real one.
     for a in arrays:
@@ -53,8 +66,8 @@ class TimerHook(FunctionHook):
     therefore never double-counts.
 
     Attributes:
-        call_history: ``(function label, elapsed seconds)`` of every call, in order (forward and
-            backward together, as in Chainer).
+        call_history: ``(function name, elapsed seconds)`` of every call, in order (forward and
+            backward together, as in Chainer). The name is the function's class name.
 
     Example:
         >>> import io, numpy as np, chainlet.functions as F
@@ -64,7 +77,7 @@ class TimerHook(FunctionHook):
         >>> out = io.StringIO()
         >>> hook.print_report(file=out)
         >>> print(out.getvalue())  # doctest: +ELLIPSIS
-        FunctionName  ElapsedTime  Occurrence  MeanTime  Forward  Backward
+        FunctionName  ElapsedTime  Occurrence
                  Exp  ...
     """
 
@@ -87,7 +100,7 @@ class TimerHook(FunctionHook):
             return
         _synchronize(arrays)
         elapsed = time.perf_counter() - self._stack.pop()
-        label = function.label
+        label = _function_name(function)
         self.call_history.append((label, elapsed))
         record = self._records.get(label)
         if record is None:
@@ -134,13 +147,17 @@ class TimerHook(FunctionHook):
             }
         return result
 
-    def print_report(self, unit: str = 'auto', file: Optional[IO[str]] = None) -> None:
-        """Print one line per function: total, count, mean, forward and backward times.
+    def print_report(self, unit: str = 'auto', file: Optional[IO[str]] = None,
+                     detailed: bool = False) -> None:
+        """Print one line per function: its total time and number of calls (Chainer's table).
 
         Args:
             unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``, ``'auto'`` (one unit fitting the
                 largest time) or ``'auto_foreach'`` (a unit per value).
             file: Where to write (``sys.stdout`` when ``None``).
+            detailed: Also print the mean, forward and backward times per function and a
+                last line with :meth:`total_time` (not in Chainer's table, which is the
+                default so that parsers of it keep working).
         """
         if unit not in _UNITS and unit not in ('auto', 'auto_foreach'):
             raise ValueError(f"TimerHook.print_report: argument unit: expected one of 'sec', "
@@ -160,15 +177,18 @@ class TimerHook(FunctionHook):
                 f, name = _UNITS[unit], unit
             return f'{seconds * f:.2f}{name}'
 
-        header = ('FunctionName', 'ElapsedTime', 'Occurrence', 'MeanTime', 'Forward',
-                  'Backward')
-        rows = [(label, fmt(r['elapsed_time']), str(r['occurrence']), fmt(r['mean_time']),
-                 fmt(r['forward_time']), fmt(r['backward_time']))
+        header: tuple = ('FunctionName', 'ElapsedTime', 'Occurrence')
+        rows = [(label, fmt(r['elapsed_time']), str(r['occurrence']))
+                + ((fmt(r['mean_time']), fmt(r['forward_time']), fmt(r['backward_time']))
+                   if detailed else ())
                 for label, r in summary.items()]
+        if detailed:
+            header += ('MeanTime', 'Forward', 'Backward')
         widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
         for row in [header] + rows:
-            file.write('  '.join(cell.rjust(w) for cell, w in zip(row, widths)).rstrip() + '\n')
-        file.write(f'Total time of outermost calls: {fmt(self._total_time)} (function times '
-                   f'include the functions applied inside them)\n')
+            file.write('  '.join(cell.rjust(w) for cell, w in zip(row, widths)) + '\n')
+        if detailed:
+            file.write(f'Total time of outermost calls: {fmt(self._total_time)} (function '
+                       f'times include the functions applied inside them)\n')
         if hasattr(file, 'flush'):
             file.flush()

@@ -1,6 +1,8 @@
 import io
+import re
 
 import numpy as np
+import pytest
 
 import chainlet
 import chainlet.functions as F
@@ -8,46 +10,57 @@ from chainlet.function_hooks import PrintHook
 from chainlet.function_hooks.print_hook import describe_array
 
 
-def test_forward_and_backward_output():
+_VAR = (r'<variable at 0x[0-9a-f]+>\n- device: CPU\n- backend: <class \'numpy.ndarray\'>\n'
+        r'- shape: {shape}\n- dtype: float32\n- statistics: mean={mean}, std={std}\n'
+        r'- grad: {grad}\n')
+
+
+def test_forward_and_backward_output_in_chainers_format():
     out = io.StringIO()
     x = chainlet.Variable(np.array([1.0, 3.0], np.float32))
     with PrintHook(file=out):
         y = F.sum(F.exp(x))
-    assert out.getvalue() == (
-        'function Exp (forward)\n'
-        'input data\n'
-        '  [0] shape=(2,) dtype=float32 mean=2 std=1\n'
-        'function Sum (forward)\n'
-        'input data\n'
-        f'  [0] shape=(2,) dtype=float32 mean={np.exp([1.0, 3.0]).mean():.4g} '
-        f'std={np.exp([1.0, 3.0]).std():.4g}\n')
+    expected = ('function\tExp\ninput data\n'
+                + _VAR.format(shape=r'\(2,\)', mean='2.00000000', std='1.00000000',
+                              grad='None')
+                + 'function\tSum\ninput data\n'
+                + _VAR.format(shape=r'\(2,\)', mean=r'11\.4\d+', std=r'8\.68\d+',
+                              grad='None'))
+    assert re.fullmatch(expected, out.getvalue()), out.getvalue()
     out = io.StringIO()
     hook = PrintHook(file=out)
     y.creator.add_hook(hook)
     y.backward()
     text = out.getvalue()
-    # Sum's input is kept on the graph because Exp retained its output.
-    assert text.startswith('function Sum (backward)\ninput data\n  [0] shape=(2,) '
-                           'dtype=float32 mean=11.4 std=8.684\n'
-                           'output gradient\n  [0] shape=() dtype=float32 mean=1 std=0\n')
+    # Sum's input is kept on the graph because Exp retained its output; the output gradient
+    # is shown as the grad of a zero-filled variable, as Chainer prints it.
+    expected = ('function\tSum\ninput data\n'
+                + _VAR.format(shape=r'\(2,\)', mean=r'11\.4\d+', std=r'8\.68\d+',
+                              grad='None')
+                + 'output gradient\n'
+                + _VAR.format(shape=r'\(\)', mean='0.00000000', std='0.00000000',
+                              grad='mean=1.00000000, std=0.00000000'))
+    assert re.fullmatch(expected, text), text
     assert 'Exp' not in text  # only the node the hook was added to
 
 
-def test_inputs_not_retained_print_none():
+def test_inputs_not_retained_print_removed():
     out = io.StringIO()
     x = chainlet.Variable(np.ones(2, np.float32))
     y = F.sum(x)  # Sum retains nothing, and x has no creator that retained it
     y.creator.add_hook(PrintHook(file=out))
     y.backward()
-    assert out.getvalue().startswith('function Sum (backward)\ninput data\n  [0] None\n')
+    assert out.getvalue().startswith('function\tSum\ninput data\n(removed)\noutput gradient\n')
 
 
-def test_sep_end_and_default_stdout(capsys):
-    with PrintHook(sep=', ', end=' |'):
-        F.tanh(np.zeros((2, 2), np.float64))
-    assert capsys.readouterr().out == (
-        'function Tanh (forward) |input data |  [0] shape=(2, 2), dtype=float64, mean=0, '
-        'std=0 |')
+def test_sep_is_deprecated_end_and_default_stdout(capsys):
+    with pytest.warns(DeprecationWarning, match='sep'):
+        hook = PrintHook(sep=', ', end=' |')
+    with hook:
+        F.tanh(np.zeros((2, 2), np.float32))
+    out = capsys.readouterr().out
+    assert out.startswith('function\tTanh |input data |<variable at 0x')
+    assert out.endswith('- grad: None |')
 
 
 def test_describe_array_kinds():

@@ -79,11 +79,15 @@ def test_print_report(unit):
         F.sum(F.exp(x)).backward()
     out = io.StringIO()
     hook.print_report(unit=unit, file=out)
+    # Chainer's table by default: name, total time, count
+    assert re.fullmatch(r'FunctionName  ElapsedTime  Occurrence\n( +\S+ +[\d.]+(sec|ms|us|ns) +'
+                        r'\d+\n)+', out.getvalue()), out.getvalue()
+    out = io.StringIO()
+    hook.print_report(unit=unit, file=out, detailed=True)
     lines = out.getvalue().splitlines()
     assert re.match(r'^\s*FunctionName\s+ElapsedTime\s+Occurrence\s+MeanTime\s+Forward\s+'
                     r'Backward$', lines[0])
     units = '(sec|ms|us|ns)'
-    # Labels may hold spaces (Chainer's arithmetic labels such as '_ * _').
     row = re.compile(rf'^\s*(\S.*?)\s+[\d.]+{units}\s+(\d+)\s+[\d.]+{units}\s+[\d.]+{units}\s+'
                      rf'[\d.]+{units}$')
     rows = [row.match(line) for line in lines[1:-1]]
@@ -141,3 +145,20 @@ def test_hook_is_thread_local():
         t.join()
         F.tanh(np.ones(2))
     assert list(hook.summary()) == ['Tanh']
+
+
+def test_functions_are_recorded_under_their_class_names():
+    # As Chainer's _impl_name: 'Mul', not the label '_ * _'; a Function's own class, not the
+    # node wrapping it.
+    class Twice(chainlet.Function):
+        def forward(self, inputs):
+            return inputs[0] * 2,
+
+        def backward(self, inputs, grads):
+            return grads[0] * 2,
+
+    x = chainlet.Variable(np.ones(3, np.float32))
+    with TimerHook() as hook:
+        y = x * x
+        Twice()(y)
+    assert [name for name, _ in hook.call_history] == ['Mul', 'Twice']
