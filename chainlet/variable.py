@@ -399,11 +399,12 @@ class Variable:
         return backend.get_array_module(self._data)
 
     @property
-    def device(self) -> str:
-        """``'@numpy'`` or ``'@cupy:N'`` for the device holding the data."""
-        if backend.is_cupy_array(self._data):
-            return f'@cupy:{self._data.device.id}'
-        return '@numpy'
+    def device(self) -> Any:
+        """The :class:`~chainlet.backend.Device` holding the data (the CPU when there is none).
+
+        It compares equal to its name, so ``x.device == '@numpy'`` and ``'@cupy:0'`` work.
+        """
+        return backend.get_device_from_array(self._data)
 
     # -- gradient --
 
