@@ -90,7 +90,10 @@ class Beta(distribution.Distribution):
         xp = self.xp
         a, b = xp.broadcast_arrays(self.a.array, self.b.array)
         draws = xp.random.beta(a, b, size=(n,) + a.shape).astype(self.a.dtype)
-        return chainlet.Variable(draws)
+        # Rounding to the parameters' dtype can land on 0 or 1 exactly, where the density's
+        # logarithms diverge; keep draws in the open interval.
+        info = numpy.finfo(draws.dtype)
+        return chainlet.Variable(xp.clip(draws, info.tiny, 1 - info.epsneg))
 
 
 @register_kl(Beta, Beta)

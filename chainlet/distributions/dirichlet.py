@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Tuple
 
+import numpy
+
 import chainlet
 from chainlet import functions as F
 from chainlet.distributions import distribution
@@ -87,7 +89,9 @@ class Dirichlet(distribution.Distribution):
         xp = self.xp
         alpha = self.alpha.array
         g = xp.random.standard_gamma(alpha, size=(n,) + alpha.shape)
-        return chainlet.Variable((g / g.sum(axis=-1, keepdims=True)).astype(alpha.dtype))
+        x = (g / g.sum(axis=-1, keepdims=True)).astype(alpha.dtype)
+        # Small concentrations can round components to exactly 0, where log_prob diverges.
+        return chainlet.Variable(xp.maximum(x, numpy.finfo(x.dtype).tiny))
 
 
 @register_kl(Dirichlet, Dirichlet)

@@ -91,7 +91,8 @@ class Gamma(distribution.Distribution):
         xp = self.xp
         k = xp.broadcast_to(self.k.array, self.batch_shape)
         g = xp.random.standard_gamma(k, size=(n,) + self.batch_shape).astype(self.k.dtype)
-        return self.theta * g
+        # A small shape can round draws to exactly 0, outside the support (0, inf).
+        return self.theta * xp.maximum(g, numpy.finfo(g.dtype).tiny)
 
 
 @register_kl(Gamma, Gamma)
