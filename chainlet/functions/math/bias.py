@@ -8,18 +8,19 @@ from chainlet.variable import Variable
 
 
 def bias(x: Any, y: Any, axis: int = 1) -> Variable:
-    """Elementwise sum of ``x`` and ``y`` broadcast along the axes of ``x`` from ``axis`` on.
+    """Elementwise sum of ``x`` and ``y``, ``y`` repeated along the axes of ``x`` it lacks.
 
-    ``y``'s shape must equal ``x.shape[axis:axis + y.ndim]``; ``y`` is reshaped with ones on
-    the other axes and broadcast to ``x``'s shape, so its gradient is summed back.
+    A per-channel (or per-feature) offset: ``y``'s axes line up with those of ``x`` from
+    ``axis`` on; ``y`` is reshaped with ones on the other axes and broadcast to ``x.shape``,
+    so its gradient is ``gy`` summed over those axes.
 
     Args:
         x: Variable or array of floats.
-        y: Variable or array of the same dtype, the bias.
+        y: Variable or array of ``x``'s dtype and of shape ``x.shape[axis:axis + y.ndim]``.
         axis: First axis of ``x`` that ``y``'s axes line up with.
 
     Returns:
-        Variable of ``x``'s shape.
+        Variable of ``x``'s shape and dtype.
 
     Raises:
         ValueError: ``y``'s shape does not match ``x`` from ``axis`` (``AssertionError`` in

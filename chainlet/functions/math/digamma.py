@@ -27,10 +27,10 @@ def digamma(x: Any) -> Variable:
     ``cupyx.scipy.special.digamma`` on the GPU.
 
     Args:
-        x: Variable or array of floats, any shape.
+        x: Variable or array of floats, any shape (the non-positive integers are poles).
 
     Returns:
-        Variable of the same shape and dtype.
+        Variable of the same shape and dtype, :math:`\\psi(x)`.
 
     Raises:
         ImportError: On the CPU when SciPy is not installed.

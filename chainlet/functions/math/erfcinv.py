@@ -35,7 +35,7 @@ def erfcinv(x: Any) -> Variable:
             give ``+inf`` and ``-inf``).
 
     Returns:
-        Variable of the same shape and dtype.
+        Variable of the same shape and dtype, :math:`\\mathrm{erfc}^{-1}(x)`.
 
     Raises:
         ImportError: On the CPU when SciPy is not installed.

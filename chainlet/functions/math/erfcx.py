@@ -35,7 +35,7 @@ def erfcx(x: Any) -> Variable:
         x: Variable or array of floats, any shape.
 
     Returns:
-        Variable of the same shape and dtype.
+        Variable of the same shape and dtype, :math:`e^{x^2} \\mathrm{erfc}(x) > 0`.
 
     Raises:
         ImportError: On the CPU when SciPy is not installed.

@@ -34,7 +34,7 @@ def erfinv(x: Any) -> Variable:
             ``+-inf``, outside NaN).
 
     Returns:
-        Variable of the same shape and dtype.
+        Variable of the same shape and dtype, :math:`\\mathrm{erf}^{-1}(x)`.
 
     Raises:
         ImportError: On the CPU when SciPy is not installed.

@@ -26,10 +26,10 @@ def lgamma(x: Any) -> Variable:
     ``cupyx.scipy.special.gammaln`` on the GPU.
 
     Args:
-        x: Variable or array of floats, any shape.
+        x: Variable or array of floats, any shape (``inf`` at the non-positive integers).
 
     Returns:
-        Variable of the same shape and dtype.
+        Variable of the same shape and dtype, :math:`\\ln|\\Gamma(x)|`.
 
     Raises:
         ImportError: On the CPU when SciPy is not installed.

@@ -37,7 +37,7 @@ def log_ndtr(x: Any) -> Variable:
         x: Variable or array of floats, any shape.
 
     Returns:
-        Variable of the same shape and dtype.
+        Variable of the same shape and dtype, all values ``<= 0``.
 
     Raises:
         ImportError: On the CPU when SciPy is not installed.

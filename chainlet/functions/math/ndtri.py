@@ -33,7 +33,7 @@ def ndtri(x: Any) -> Variable:
         x: Variable or array of floats, any shape, values in ``[0, 1]``.
 
     Returns:
-        Variable of the same shape and dtype.
+        Variable of the same shape and dtype, :math:`\\Phi^{-1}(x)` (``+-inf`` at ``1`` and ``0``).
 
     Raises:
         ImportError: On the CPU when SciPy is not installed.

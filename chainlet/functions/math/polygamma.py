@@ -7,38 +7,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainlet import type_check
-from chainlet.function_node import FunctionNode
-from chainlet.functions.math._special import evaluate
+from chainlet.functions.math._special import BinarySpecial
 from chainlet.variable import Variable
 
 
-class PolyGamma(FunctionNode):
+class PolyGamma(BinarySpecial):
     """``y = psi^(n)(x)``; ``dy/dx = psi^(n+1)(x)``; ``n`` gets no gradient."""
 
-    @property
-    def label(self) -> str:
-        return 'polygamma'
+    name = 'polygamma'
+    scipy_name = 'polygamma'
+    args = ('n', 'x')
+    first_kind = 'iu'
 
-    def _check_arrays(self, in_data):
-        type_check.count('polygamma', in_data, 2)
-        n, x = in_data
-        type_check.argument('polygamma', 'n', n, kind='iu')
-        type_check.float_input('polygamma', 'x', x)
-        type_check.broadcastable('polygamma', ('n', 'x'), in_data)
-
-    def forward(self, inputs):
-        n, x = inputs
-        self.retain_inputs((0, 1))
-        return evaluate('polygamma', 'polygamma', n, x, dtype=x.dtype),
-
-    def backward(self, indexes, grad_outputs):
-        from chainlet.functions.array.sum_to import sum_to
-        n, x = self.get_retained_inputs()
-        gx = polygamma(n.xp.asarray(n.array + 1), x) * grad_outputs[0]
-        if gx.shape != x.shape:
-            gx = sum_to(gx, x.shape)
-        return None, gx
+    def grad_b(self, n, x, gy):
+        return polygamma(n.xp.asarray(n.array + 1), x) * gy
 
 
 def polygamma(n: Any, x: Any) -> Variable:
@@ -50,7 +32,7 @@ def polygamma(n: Any, x: Any) -> Variable:
 
     Args:
         n: Integer array (or Variable) of orders, broadcastable with ``x``; no gradient.
-        x: Variable or array of floats.
+        x: Variable or array of floats, differentiable to any order.
 
     Returns:
         Variable of the broadcast shape and ``x``'s dtype.

@@ -8,22 +8,23 @@ from chainlet.variable import Variable
 
 
 def scale(x: Any, y: Any, axis: int = 1) -> Variable:
-    """Elementwise product of ``x`` and ``y`` broadcast along the axes of ``x`` from ``axis`` on.
+    """Elementwise product of ``x`` and ``y``, ``y`` repeated along the axes of ``x`` it lacks.
 
-    ``y``'s shape must equal ``x.shape[axis:axis + y.ndim]``; ``y`` is reshaped with ones on
-    the other axes and broadcast to ``x``'s shape, so its gradient is summed back.
+    A per-channel (or per-feature) factor, lined up and broadcast as in :func:`bias`; the
+    gradient of ``y`` is ``gy * x`` summed over the axes ``y`` lacks.
 
     Args:
         x: Variable or array of floats.
-        y: Variable or array of the same dtype, the scale.
-        axis: First axis of ``x`` that ``y``'s axes line up with.
+        y: Variable or array of ``x``'s dtype, the factors; its shape must equal
+            ``x.shape[axis:axis + y.ndim]``.
+        axis: First axis of ``x`` lined up with the first axis of ``y``.
 
     Returns:
-        Variable of ``x``'s shape.
+        Variable of ``x``'s shape and dtype.
 
     Raises:
-        ValueError: ``y``'s shape does not match ``x`` from ``axis`` (``AssertionError`` in
-            debug mode, as in Chainer).
+        ValueError: ``y`` does not fit ``x`` from ``axis`` (``AssertionError`` in debug mode,
+            as in Chainer).
 
     Example:
         >>> import numpy as np, chainlet.functions as F

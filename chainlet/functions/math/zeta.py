@@ -8,41 +8,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainlet import type_check
-from chainlet.function_node import FunctionNode
-from chainlet.functions.math._special import evaluate
+from chainlet.functions.math._special import BinarySpecial
 from chainlet.variable import Variable
 
 
-class Zeta(FunctionNode):
+class Zeta(BinarySpecial):
     """``y = zeta(x, q) = sum_k (k + q)^-x``; ``dy/dq = -x zeta(x + 1, q)``."""
 
-    @property
-    def label(self) -> str:
-        return 'zeta'
-
-    def _check_arrays(self, in_data):
-        type_check.count('zeta', in_data, 2)
-        x, q = in_data
-        type_check.float_input('zeta', 'x', x)
-        type_check.float_input('zeta', 'q', q)
-        type_check.broadcastable('zeta', ('x', 'q'), in_data)
-
-    def forward(self, inputs):
-        x, q = inputs
-        self.retain_inputs((0, 1))
-        return evaluate('zeta', 'zeta', x, q, dtype=q.dtype),
+    name = 'zeta'
+    scipy_name = 'zeta'
+    args = ('x', 'q')
 
     def backward(self, indexes, grad_outputs):
-        from chainlet.functions.array.sum_to import sum_to
         if 0 in indexes:
             raise RuntimeError('zeta: no gradient with respect to x (the order) is available; '
                                'pass x as an array or as a Variable with requires_grad=False')
-        x, q = self.get_retained_inputs()
-        gq = -x * zeta(x + 1, q) * grad_outputs[0]
-        if gq.shape != q.shape:
-            gq = sum_to(gq, q.shape)
-        return None, gq
+        return super().backward(indexes, grad_outputs)
+
+    def grad_b(self, x, q, gy):
+        return -x * zeta(x + 1, q) * gy
 
 
 def zeta(x: Any, q: Any) -> Variable:

@@ -6,18 +6,12 @@ import chainlet
 import chainlet.functions as F
 from chainlet.testing import PytestFunctionTestCase
 
+from math_cases import UnaryCase
 
-class TestArctanh(PytestFunctionTestCase):
-    params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 3)}]
 
-    def generate_inputs(self):
-        return np.random.uniform(-0.9, 0.9, self.shape).astype(self.dtype),
-
-    def forward(self, inputs, device):
-        return F.arctanh(inputs[0]),
-
-    def forward_expected(self, inputs):
-        return np.arctanh(inputs[0]),
+class TestArctanh(UnaryCase):
+    func, ref = staticmethod(F.arctanh), staticmethod(np.arctanh)
+    low, high = -0.9, 0.9
 
 
 class TestFmod(PytestFunctionTestCase):

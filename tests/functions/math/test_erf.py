@@ -7,23 +7,14 @@ import pytest
 import chainlet
 import chainlet.functions as F
 from chainlet.functions.math.erf import erf_array, erfc_array, ndtr_array
-from chainlet.testing import PytestFunctionTestCase
+from math_cases import UnaryCase
 
 _erf64 = np.vectorize(math.erf, otypes=[np.float64])
 
 
-class TestErf(PytestFunctionTestCase):
-    params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 3)}]
-
-    def generate_inputs(self):
-        return np.random.uniform(-2.5, 2.5, self.shape).astype(self.dtype),
-
-    def forward(self, inputs, device):
-        return F.erf(inputs[0]),
-
-    def forward_expected(self, inputs):
-        x, = inputs
-        return _erf64(x.astype(np.float64)).astype(x.dtype).reshape(x.shape),
+class TestErf(UnaryCase):
+    func, ref = staticmethod(F.erf), staticmethod(_erf64)
+    low, high = -2.5, 2.5
 
 
 def test_erf_matches_math_erf_over_all_ranges():

@@ -6,53 +6,38 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
-from chainlet.testing import PytestFunctionTestCase
+from math_cases import UnaryCase
 
 
-class _Unary(PytestFunctionTestCase):
-    params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 3)}]
-    low, high = -1.0, 1.0
-
-    def generate_inputs(self):
-        return np.random.uniform(self.low, self.high, self.shape).astype(self.dtype),
-
-    def forward(self, inputs, device):
-        return type(self).func(inputs[0]),
-
-    def forward_expected(self, inputs):
-        x, = inputs
-        return np.asarray(type(self).ref(x.astype(np.float64))).astype(x.dtype),
-
-
-class TestExp(_Unary):
+class TestExp(UnaryCase):
     func = staticmethod(F.exp)
     ref = staticmethod(np.exp)
 
 
-class TestLog(_Unary):
+class TestLog(UnaryCase):
     func = staticmethod(F.log)
     ref = staticmethod(np.log)
     low, high = 0.5, 2.0
 
 
-class TestLog1p(_Unary):
+class TestLog1p(UnaryCase):
     func = staticmethod(F.log1p)
     ref = staticmethod(np.log1p)
     low, high = -0.5, 2.0
 
 
-class TestExpm1(_Unary):
+class TestExpm1(UnaryCase):
     func = staticmethod(F.expm1)
     ref = staticmethod(np.expm1)
 
 
-class TestLog2(_Unary):
+class TestLog2(UnaryCase):
     func = staticmethod(F.log2)
     ref = staticmethod(np.log2)
     low, high = 0.5, 2.0
 
 
-class TestLog10(_Unary):
+class TestLog10(UnaryCase):
     func = staticmethod(F.log10)
     ref = staticmethod(np.log10)
     low, high = 0.5, 2.0

@@ -3,21 +3,11 @@ import numpy as np
 import pytest
 
 import chainlet.functions as F
-from chainlet.testing import PytestFunctionTestCase
+from math_cases import UnaryCase
 
 
-class _Unary(PytestFunctionTestCase):
-    params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 3)}]
-
-    def generate_inputs(self):
-        return np.random.uniform(-2, 2, self.shape).astype(self.dtype),
-
-    def forward(self, inputs, device):
-        return type(self).func(inputs[0]),
-
-    def forward_expected(self, inputs):
-        x, = inputs
-        return type(self).ref(x.astype(np.float64)).astype(x.dtype),
+class _Unary(UnaryCase):
+    low, high = -2, 2
 
 
 class TestSinh(_Unary):

@@ -9,11 +9,12 @@ import chainlet
 import chainlet.functions as F
 from chainlet.testing import PytestFunctionTestCase
 
+from math_cases import UnaryCase
+
 special = pytest.importorskip('scipy.special')
 
 
-class _Unary(PytestFunctionTestCase):
-    params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 3)}]
+class _Unary(UnaryCase):
     low, high = -2.0, 2.0
 
     def setup(self):
@@ -21,16 +22,6 @@ class _Unary(PytestFunctionTestCase):
             # float16 steps of the input change these steep functions more than 5e-2.
             self.check_backward_options.update(dtype=np.float64)
             self.check_double_backward_options.update(dtype=np.float64)
-
-    def generate_inputs(self):
-        return np.random.uniform(self.low, self.high, self.shape).astype(self.dtype),
-
-    def forward(self, inputs, device):
-        return type(self).func(inputs[0]),
-
-    def forward_expected(self, inputs):
-        x, = inputs
-        return np.asarray(type(self).ref(x.astype(np.float64))).astype(x.dtype),
 
 
 class TestDigamma(_Unary):
@@ -67,12 +58,16 @@ class TestLogNdtr(_Unary):
     low, high = -5.0, 3.0
 
 
-class TestPolygamma(PytestFunctionTestCase):
-    params = [{'shape': (3, 2), 'n': 0}, {'shape': (3, 2), 'n': 2}, {'shape': (), 'n': 1}]
+class _Binary(PytestFunctionTestCase):
+    """Two-input functions differentiable in the second; gradients are checked in float64."""
 
     def setup(self):
         self.check_backward_options.update(dtype=np.float64)
         self.check_double_backward_options.update(dtype=np.float64)
+
+
+class TestPolygamma(_Binary):
+    params = [{'shape': (3, 2), 'n': 0}, {'shape': (3, 2), 'n': 2}, {'shape': (), 'n': 1}]
 
     def generate_inputs(self):
         return np.random.uniform(1.0, 4.0, self.shape).astype(self.dtype),
@@ -85,12 +80,11 @@ class TestPolygamma(PytestFunctionTestCase):
         return np.asarray(special.polygamma(self.n, x.astype(np.float64))).astype(x.dtype),
 
 
-class TestZeta(PytestFunctionTestCase):
+class TestZeta(_Binary):
     params = [{'shape': (3, 2)}, {'shape': ()}]
 
     def setup(self):
-        self.check_backward_options.update(dtype=np.float64)
-        self.check_double_backward_options.update(dtype=np.float64)
+        super().setup()
         self.order = np.random.uniform(2.0, 4.0, self.shape)
 
     def generate_inputs(self):

@@ -6,35 +6,22 @@ import chainlet
 import chainlet.functions as F
 from chainlet.testing import PytestFunctionTestCase
 
-
-class _Unary(PytestFunctionTestCase):
-    params = [{'shape': (3, 2)}, {'shape': ()}, {'shape': (0, 3)}]
-    low, high = -1.0, 1.0
-
-    def generate_inputs(self):
-        return np.random.uniform(self.low, self.high, self.shape).astype(self.dtype),
-
-    def forward(self, inputs, device):
-        return type(self).func(inputs[0]),
-
-    def forward_expected(self, inputs):
-        x, = inputs
-        return np.asarray(type(self).ref(x.astype(np.float64))).astype(x.dtype),
+from math_cases import UnaryCase
 
 
-class TestSin(_Unary):
+class TestSin(UnaryCase):
     func = staticmethod(F.sin)
     ref = staticmethod(np.sin)
     low, high = -3.0, 3.0
 
 
-class TestCos(_Unary):
+class TestCos(UnaryCase):
     func = staticmethod(F.cos)
     ref = staticmethod(np.cos)
     low, high = -3.0, 3.0
 
 
-class TestTan(_Unary):
+class TestTan(UnaryCase):
     func = staticmethod(F.tan)
     ref = staticmethod(np.tan)
 
@@ -43,19 +30,19 @@ class TestTan(_Unary):
             self.check_double_backward_options.update(atol=5e-2, rtol=1e-1)
 
 
-class TestArcsin(_Unary):
+class TestArcsin(UnaryCase):
     func = staticmethod(F.arcsin)
     ref = staticmethod(np.arcsin)
     low, high = -0.8, 0.8
 
 
-class TestArccos(_Unary):
+class TestArccos(UnaryCase):
     func = staticmethod(F.arccos)
     ref = staticmethod(np.arccos)
     low, high = -0.8, 0.8
 
 
-class TestArctan(_Unary):
+class TestArctan(UnaryCase):
     func = staticmethod(F.arctan)
     ref = staticmethod(np.arctan)
     low, high = -3.0, 3.0
