@@ -1,8 +1,9 @@
 """Helpers shared by the distributions: parameter conversion and ``x log x`` with ``0 log 0 = 0``.
 
 ``_modified_xlogx`` is Chainer's ``chainer.distributions.utils._modified_xlogx``: a differentiable
-``x * log(x)`` that is exactly 0 at ``x == 0`` (the limit), used by entropies and KL divergences of
-discrete distributions whose probabilities may be zero.
+``x * log(x)`` that is exactly 0 at ``x == 0`` (the limit), used by entropies of discrete
+distributions whose probabilities may be zero. Its derivative ``log(x) + 1`` is ``-inf`` at 0
+(with NumPy's divide warning), as Chainer's.
 
 Example:
     >>> import numpy as np
@@ -59,7 +60,7 @@ def raw(x: Any) -> Any:
 
 
 class ModifiedXLogX(FunctionNode):
-    """``x log x`` with value 0 and gradient 0 at ``x == 0`` (instead of NaN)."""
+    """``x log x`` with value 0 at ``x == 0`` (instead of NaN); the gradient there is ``-inf``."""
 
     def _check_arrays(self, in_data: Tuple[Any, ...]) -> None:
         type_check.count('_modified_xlogx', in_data, 1)
@@ -76,11 +77,8 @@ class ModifiedXLogX(FunctionNode):
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         x, = self.get_retained_inputs()
         gy, = grad_outputs
-        positive = x.array > 0
-        xp = backend.get_array_module(x.array)
-        safe = F.where(positive, x, xp.ones_like(x.array))
-        dx = F.where(positive, F.log(safe) + 1, xp.zeros_like(x.array))
-        return gy * dx,
+        # d/dx (x log x) = log x + 1, which is -inf at 0 (NumPy warns), as Chainer's.
+        return gy * (F.log(x) + 1),
 
 
 def _modified_xlogx(x: Any) -> chainlet.Variable:
