@@ -25,6 +25,7 @@ from chainlet.links.loss import (  # noqa: F401
     BinaryHierarchicalSoftmax, BlackOut, CRF1d, NegativeSampling)
 from chainlet.links.model import (  # noqa: F401
     Classifier, ResNet50Layers, ResNet101Layers, ResNet152Layers, VGG16Layers, VGG19Layers)
+from chainlet.links import rnn  # noqa: F401  (Chainer 7's links.rnn module layout)
 from chainlet.links.normalization import (  # noqa: F401
     BatchNormalization, BatchRenormalization, DecorrelatedBatchNormalization, GroupNormalization,
     LayerNormalization)
