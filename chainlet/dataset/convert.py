@@ -158,6 +158,26 @@ def _as_device(device_spec: Any) -> Any:
     return _devices.get_device(device_spec)
 
 
+def _call_converter(converter: Any, batch: Any, device: Any) -> Any:
+    """Call ``converter(batch, device)`` the way Chainer 7's updaters and evaluators do.
+
+    A :class:`Converter` (``concat_examples``, or one made with :func:`converter`) gets the
+    device as given; it turns any device spec into a device object itself. A plain function is
+    an old-style converter: it gets the legacy integer id (``-1`` for the CPU, the GPU number),
+    or ``None``, since such functions were written against ``to_device(int, x)``.
+    """
+    if device is None or isinstance(converter, Converter):
+        return converter(batch, device)
+    return converter(batch, _legacy_device_id(device))
+
+
+def _legacy_device_id(device: Any) -> Any:
+    if isinstance(device, (int, numpy.integer)) and not isinstance(device, bool):
+        return int(device)
+    device_id = getattr(_as_device(device), 'device_id', None)
+    return device if device_id is None else device_id
+
+
 class _FunctionConverter(Converter):
     def __init__(self, func: Any) -> None:
         self.base_callable = func

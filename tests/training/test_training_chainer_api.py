@@ -115,3 +115,45 @@ def test_once_trigger_loads_a_snapshot_without_its_flag_with_a_warning(tmp_path)
     with pytest.warns(UserWarning):
         serializers.load_npz(path, resumed)
     assert resumed(None) is True and resumed(None) is False
+
+
+def test_old_style_converters_get_the_legacy_device_id():
+    import numpy as np
+    from chainlet import backend
+    from chainlet.dataset import converter
+    from chainlet.dataset.convert import _call_converter
+
+    seen = []
+
+    def plain(batch, device):
+        seen.append(device)
+        return np.stack(batch)
+
+    @converter()
+    def new_style(batch, device):
+        seen.append(device)
+        return np.stack(batch)
+
+    batch = [np.zeros(2), np.ones(2)]
+    _call_converter(plain, batch, backend.CpuDevice())
+    _call_converter(plain, batch, None)
+    _call_converter(plain, batch, '@numpy')
+    _call_converter(new_style, batch, -1)
+    assert seen[:3] == [-1, None, -1]
+    assert seen[3] == backend.CpuDevice()
+
+    import chainlet
+    from chainlet import iterators
+    from chainlet.training import extensions as ext
+
+    class Target:
+        def __call__(self, x):
+            pass
+
+    evaluator = ext.Evaluator(iterators.SerialIterator(batch, 2, repeat=False), {},
+                              converter=plain, device=backend.CpuDevice(),
+                              eval_func=Target())
+    seen.clear()
+    with chainlet.Reporter():
+        evaluator.evaluate()
+    assert seen == [-1]

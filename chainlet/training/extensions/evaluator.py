@@ -28,7 +28,7 @@ from typing import Any, Callable, Optional, TextIO
 
 from chainlet import _config
 from chainlet import reporter as reporter_module
-from chainlet.dataset.convert import concat_examples
+from chainlet.dataset.convert import _call_converter, concat_examples
 from chainlet.link import Link
 from chainlet.training import extension
 from chainlet.training.extensions import progress_bar as _progress_bar
@@ -152,7 +152,7 @@ class Evaluator(extension.Extension):
             for batch in it:
                 observation: dict = {}
                 with reporter_module.report_scope(observation):
-                    in_arrays = self.converter(batch, self.device)
+                    in_arrays = _call_converter(self.converter, batch, self.device)
                     with _config.no_backprop_mode():
                         call_with_arrays(eval_func, in_arrays)
                 summary.add(observation)

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 from chainlet import _config
 from chainlet import backend
-from chainlet.dataset.convert import concat_examples
+from chainlet.dataset.convert import _call_converter, concat_examples
 from chainlet.link import Link
 from chainlet.training.updaters.standard_updater import (
     StandardUpdater, _is_deserializer, call_with_arrays, unscale_grads)
@@ -143,7 +143,7 @@ class ParallelUpdater(StandardUpdater):
         if len(batch) < n:
             raise ValueError(f'ParallelUpdater.update: the batch has {len(batch)} examples, '
                              f'fewer than the {n} devices; use a batch size of at least {n}')
-        in_arrays = {name: self.converter(batch[i::n], self._devices[name])
+        in_arrays = {name: _call_converter(self.converter, batch[i::n], self._devices[name])
                      for i, name in enumerate(self._models)}
         others = [model for model in self._models.values() if model is not main]
         if self._copies_stale:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Callable, Optional
 
-from chainlet.dataset.convert import concat_examples
+from chainlet.dataset.convert import _call_converter, concat_examples
 from chainlet.training._updater import Updater
 
 
@@ -202,7 +202,7 @@ class StandardUpdater(Updater):
         optimizer = self.get_optimizer('main')
         loss_func = self.loss_func or optimizer.target
         if self.accumulate == 1 and self.loss_scale is None:
-            in_arrays = self.converter(iterator.next(), self.input_device)
+            in_arrays = _call_converter(self.converter, iterator.next(), self.input_device)
             if isinstance(in_arrays, tuple):
                 optimizer.update(loss_func, *in_arrays)
             elif isinstance(in_arrays, dict):
@@ -227,7 +227,7 @@ class StandardUpdater(Updater):
         crossed = False
         optimizer.target.cleargrads()
         for _ in range(n):
-            in_arrays = self.converter(iterator.next(), self.input_device)
+            in_arrays = _call_converter(self.converter, iterator.next(), self.input_device)
             crossed = crossed or bool(iterator.is_new_epoch)
             if reporter is None:
                 loss = call_with_arrays(loss_func, in_arrays)
