@@ -117,3 +117,10 @@ def test_nary_tree_lstm_and_none_children():
     np.testing.assert_allclose(c.array, np.tanh(a) * _sig(i), rtol=1e-12)
     with pytest.raises(ValueError, match='expected 5 inputs'):
         node(zeros, zeros, x)
+
+
+def test_chainer7_rnn_module_layout():
+    from chainlet.links.rnn import lstm, n_step_rnn, tree_lstm
+    assert lstm.LSTM is L.LSTM and n_step_rnn.NStepRNNTanh is L.NStepRNNTanh
+    assert tree_lstm.NaryTreeLSTM is L.NaryTreeLSTM
+    assert L.rnn.zoneoutlstm.StatefulZoneoutLSTM is L.StatefulZoneoutLSTM

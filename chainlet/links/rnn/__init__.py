@@ -14,3 +14,5 @@ from chainlet.links.connection.n_step_rnn import (  # noqa: F401
 from chainlet.links.connection.peephole import StatefulPeepholeLSTM  # noqa: F401
 from chainlet.links.connection.tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM  # noqa: F401
 from chainlet.links.connection.zoneoutlstm import StatefulZoneoutLSTM  # noqa: F401
+from chainlet.links.rnn import (  # noqa: F401,E402  (the submodules as attributes, as in Chainer)
+    gru, lstm, mgu, n_step_gru, n_step_lstm, n_step_rnn, peephole, tree_lstm, zoneoutlstm)
