@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Tuple
 
+import numpy
+
 import chainlet
 from chainlet import backend
 from chainlet import functions as F
@@ -48,7 +50,7 @@ def _bernoulli_log_prob(logit: Any, x: Any, binary_check: bool = False) -> chain
     # logit is infinite so that neither the value nor the gradient there becomes NaN.
     safe = F.where(finite, logit, xp.zeros(shape, dtype=logit.dtype))
     y = x * safe - F.softplus(safe)
-    with xp.errstate(divide='ignore', invalid='ignore'):
+    with numpy.errstate(divide='ignore', invalid='ignore'):
         # p == 1 (logit +inf) or p == 0 (logit -inf): the limits log(x) and log(1 - x).
         limit = xp.where(logit.array > 0, xp.log(x), xp.log1p(-x)).astype(logit.dtype)
     y = F.where(finite, y, limit)
@@ -90,7 +92,7 @@ class Bernoulli(distribution.Distribution):
 
     @cached_property
     def logit(self) -> chainlet.Variable:
-        with chainlet.backend.get_array_module(self.p.array).errstate(divide='ignore'):
+        with numpy.errstate(divide='ignore'):
             return F.log(self.p) - F.log1p(-self.p)
 
     @property

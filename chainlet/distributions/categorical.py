@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Tuple
 
+import numpy
+
 import chainlet
 from chainlet import backend
 from chainlet import functions as F
@@ -70,7 +72,7 @@ class Categorical(distribution.Distribution):
     def log_p(self) -> chainlet.Variable:
         if self._given == 'logit':
             return F.log_softmax(self.logit, axis=-1)
-        with backend.get_array_module(self.p.array).errstate(divide='ignore'):
+        with numpy.errstate(divide='ignore'):
             return F.log(self.p)
 
     @property

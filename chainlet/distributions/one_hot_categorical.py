@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Tuple
 
+import numpy
+
 import chainlet
 from chainlet import backend
 from chainlet import functions as F
@@ -44,7 +46,7 @@ class OneHotCategorical(distribution.Distribution):
 
     @cached_property
     def log_p(self) -> chainlet.Variable:
-        with backend.get_array_module(self.p.array).errstate(divide='ignore'):
+        with numpy.errstate(divide='ignore'):
             return F.log(self.p)
 
     @property
