@@ -157,3 +157,24 @@ def test_old_style_converters_get_the_legacy_device_id():
     with chainlet.Reporter():
         evaluator.evaluate()
     assert seen == [-1]
+
+
+def test_manual_schedule_trigger_loads_an_old_snapshot_with_warnings(tmp_path, fake_trainer):
+    import numpy as np
+    from chainlet import serializers
+    path = str(tmp_path / 'old.npz')
+    np.savez(path, dummy=0)
+    trainer = fake_trainer(2)
+    for _ in range(3):
+        trainer.updater.step()
+    trigger = training.triggers.ManualScheduleTrigger([2, 5], 'iteration')
+    with pytest.warns(UserWarning) as record:
+        serializers.load_npz(path, trigger)
+    assert any('finished' in str(w.message) for w in record)
+    assert [(trainer.updater.step(), trigger(trainer), trigger.finished)[1:]
+            for _ in range(3)] == [(False, False), (True, True), (False, True)]
+    late = training.triggers.ManualScheduleTrigger(2, 'iteration')
+    with pytest.warns(UserWarning):
+        serializers.load_npz(path, late)
+    trainer.updater.step()
+    assert late(trainer) is False and late.finished  # the point was passed before the resume

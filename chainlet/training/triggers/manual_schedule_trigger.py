@@ -16,6 +16,7 @@ Example:
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence, Union
 
 from chainlet.training.triggers.interval_trigger import (check_unit, previous_positions,
@@ -44,6 +45,7 @@ class ManualScheduleTrigger:
                              'point, got an empty list')
         self.unit = unit
         self.finished = False
+        self._guess_finished = False  # set when a snapshot lacked the flag
         self._previous_iteration = 0
         self._previous_epoch_detail = 0.0
 
@@ -56,15 +58,26 @@ class ManualScheduleTrigger:
         else:
             previous, current = previous_iteration, updater.iteration
         fire = any(previous < p <= current for p in self.points)
-        if fire and current >= max(self.points):
+        if (fire or self._guess_finished) and current >= max(self.points):
             self.finished = True
+        self._guess_finished = False
         remember_positions(self, updater)
         return fire
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load the previous position and :attr:`finished`."""
+        """Save or load the previous position and :attr:`finished`.
+
+        Snapshots of older versions lack these; they load with a warning, the position is then
+        taken from the updater and :attr:`finished` from the position at the next call.
+        """
         serialize_positions(self, serializer)
-        self.finished = bool(serializer('finished', self.finished))
+        try:
+            self.finished = bool(serializer('finished', self.finished))
+        except KeyError:
+            warnings.warn('ManualScheduleTrigger: the snapshot has no finished flag; it is set '
+                          'from the position at the next call', stacklevel=2)
+            self.finished = False
+            self._guess_finished = True
 
     def get_training_length(self) -> tuple:
         """``(last point, unit)``."""
