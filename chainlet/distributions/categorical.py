@@ -120,8 +120,10 @@ def _categorical_kl(dist1: Any, dist2: Any) -> chainlet.Variable:
     p = dist1.p
     xp = backend.get_array_module(p.array)
     positive = p.array > 0
-    # Terms with p == 0 contribute 0 even where log q is -inf.
-    diff = F.where(positive, dist1.log_p - dist2.log_p, xp.zeros_like(p.array))
+    zeros = xp.zeros_like(p.array)
+    # Terms with p == 0 contribute 0 even where log q is -inf (no -inf - -inf).
+    diff = (F.where(positive, dist1.log_p, zeros)
+            - F.where(positive, F.broadcast_to(dist2.log_p, p.shape), zeros))
     return F.sum(p * diff, axis=-1)
 
 

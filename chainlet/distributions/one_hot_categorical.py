@@ -65,10 +65,15 @@ class OneHotCategorical(distribution.Distribution):
         x = raw(float_like(x, self.p))
         xp = backend.get_array_module(x)
         shape = tuple(xp.broadcast(x, self.p.array).shape)
-        log_p = F.broadcast_to(self.log_p, shape)
         x = xp.broadcast_to(x, shape)
-        terms = F.where(x != 0, x * log_p, xp.zeros(shape, dtype=x.dtype))
-        return F.sum(terms, axis=-1)
+        positive = xp.broadcast_to(self.p.array > 0, shape)
+        # log p is -inf where p == 0: keep it out of the products (0 * -inf is NaN) and give
+        # the value -inf only where such a category is actually observed.
+        zeros = xp.zeros(shape, dtype=x.dtype)
+        log_p = F.where(positive, F.broadcast_to(self.log_p, shape), zeros)
+        value = F.sum(x * log_p, axis=-1)
+        impossible = xp.asarray(((x != 0) & ~positive).any(axis=-1))
+        return F.where(impossible, xp.full(value.shape, -xp.inf, dtype=x.dtype), value)
 
     @property
     def entropy(self) -> chainlet.Variable:
