@@ -17,8 +17,11 @@ class LogSumExp(FunctionNode):
     """``y = log(sum(exp(x), axis))`` computed as ``m + log(sum(exp(x - m)))`` with ``m`` the
     maximum, so no exponent is positive.
 
-    ``dy/dx = exp(x - y)`` (the softmax), again with a non-positive exponent; the output is
-    retained for it.
+    ``dy/dx`` is the softmax of ``x``. It is not taken as ``exp(x - y)``: ``y`` is rounded to
+    the output dtype, and at large ``|x|`` (float16 near 1e3, float32 near 1e6) one unit in
+    its last place shifts every exponent, so rows of that "softmax" summed to 0.9 or 1.3.
+    Backward shifts ``x`` by its (constant) maximum first, which is exact for the entries that
+    matter, and normalises the shifted values by their own log-sum-exp, which is small.
     """
 
     def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
@@ -35,7 +38,6 @@ class LogSumExp(FunctionNode):
         x, = inputs
         self.axis = normalize_axis('logsumexp', self.axis, x.ndim)
         self.retain_inputs((0,))
-        self.retain_outputs((0,))
         xp = backend.get_array_module(x)
         axis, keepdims = self.axis, self.keepdims
         out_shape = kept_shape(x.shape, axis) if keepdims else tuple(
@@ -57,10 +59,15 @@ class LogSumExp(FunctionNode):
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.math.exponential import exp
         x, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
-        shape = x.shape
-        gy = expand_to_input(grad_outputs[0], shape, self.axis)
-        return gy * exp(x - expand_to_input(y, shape, self.axis)),
+        xp = backend.get_array_module(x.array)
+        # The shift is a constant: softmax(x) == softmax(x - m) for any m, so no gradient of m
+        # is needed, and x - m is exact where it is small (Sterbenz), i.e. where exp is not 0.
+        m = xp.amax(x.array, axis=self.axis, keepdims=True) if x.size else xp.zeros((), x.dtype)
+        m = xp.where(xp.isfinite(m), m, xp.zeros((), m.dtype))
+        shifted = x - m
+        log_norm = logsumexp(shifted, self.axis, keepdims=True)
+        gy = expand_to_input(grad_outputs[0], x.shape, self.axis)
+        return gy * exp(shifted - log_norm),
 
 
 def logsumexp(x: Any, axis: Axis = None, keepdims: bool = False) -> Variable:

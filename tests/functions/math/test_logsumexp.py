@@ -100,3 +100,32 @@ def test_bad_arguments():
         F.logsumexp(np.ones(3), axis=1)
     with pytest.raises(TypeError, match='logsumexp: argument axis: expected None'):
         F.logsumexp(np.ones(3), axis=0.5)
+
+
+@pytest.mark.parametrize('dtype, base, step', [(np.float16, 1e3, 0.5), (np.float32, 1e6, 0.0625)])
+@pytest.mark.parametrize('axis', [1, None])
+def test_gradient_is_the_exact_softmax_at_large_logits(dtype, base, step, axis):
+    # Issue 13, item 3: the gradient was exp(x - y) with y rounded to the output dtype; one ulp
+    # of y near 1e3 (float16) or 1e6 (float32) moved every entry (rows summed to 0.92 or 1.3).
+    x = chainlet.Variable((base + np.arange(16).reshape(2, 8) * step).astype(dtype))
+    y = F.logsumexp(x, axis=axis)
+    y.grad = np.ones(y.shape, dtype)
+    y.backward()
+    x64 = x.array.astype(np.float64)
+    e = np.exp(x64 - np.amax(x64, axis=axis, keepdims=True))
+    expected = e / e.sum(axis=axis, keepdims=True)
+    tol = 2e-3 if dtype == np.float16 else 1e-6
+    np.testing.assert_allclose(x.grad.astype(np.float64), expected, atol=tol, rtol=0)
+    np.testing.assert_allclose(x.grad.astype(np.float64).sum(axis=axis), 1.0, atol=tol * 4)
+
+
+def test_second_order_gradient_at_large_logits():
+    # The double backward of the shifted form is the softmax Jacobian, large inputs included.
+    x = chainlet.Variable((1e6 + np.array([0.0, 0.5, 1.0])).astype(np.float32))
+    gx, = chainlet.grad([F.logsumexp(x)], [x], enable_double_backprop=True)
+    w = np.array([1.0, -2.0, 0.5], np.float32)
+    ggx, = chainlet.grad([F.sum(gx * w)], [x])
+    x64 = x.array.astype(np.float64)
+    p = np.exp(x64 - x64.max())
+    p /= p.sum()
+    np.testing.assert_allclose(ggx.array, p * w - p * (p @ w), atol=1e-6)
