@@ -151,3 +151,15 @@ def test_group_normalization_groups_checked_at_call():
         gn(np.zeros((2, 5, 2), np.float32))
     with pytest.raises(ValueError):
         L.GroupNormalization(groups=3)(np.zeros((2, 5, 2), np.float32))  # 5 % 3 != 0
+
+
+def test_batch_normalization_mixed16_and_missing_size():
+    with chainlet.using_config('dtype', chainlet.mixed16):
+        bn = L.BatchNormalization(3)
+        assert bn.gamma.dtype == np.float32 and bn.avg_var.dtype == np.float32
+        x = np.arange(6, dtype=np.float16).reshape(2, 3)
+        y = bn(x)
+    assert y.dtype == np.float16
+    np.testing.assert_allclose(y.array, [[-1, -1, -1], [1, 1, 1]], atol=1e-2)
+    with pytest.raises(RuntimeError, match='size'):  # Chainer's type; also a ValueError
+        L.BatchNormalization()

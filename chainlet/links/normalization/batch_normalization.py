@@ -27,6 +27,11 @@ def _parse_axis(axis: Any) -> Optional[tuple]:
     return tuple(int(a) for a in axes)
 
 
+class _SizeOrAxisRequired(ValueError, RuntimeError):
+    """Neither ``size`` nor ``axis`` given: a ``ValueError`` that is also the
+    ``RuntimeError`` Chainer raises."""
+
+
 class BatchNormalization(Link):
     """Batch normalization layer (Ioffe and Szegedy, 2015).
 
@@ -93,13 +98,15 @@ class BatchNormalization(Link):
         name = 'BatchNormalization'
         self.axis = _parse_axis(axis)
         if size is None and self.axis is None:
-            raise ValueError(f'{name}: arguments size and axis: give size (the channel shape) '
-                             f'or axis (the axes to average over), got neither')
+            raise _SizeOrAxisRequired(f'{name}: arguments size and axis: give size (the '
+                                      f'channel shape) or axis (the axes to average over), got '
+                                      f'neither')
         if not 0.0 <= decay <= 1.0:
             raise ValueError(f'{name}: argument decay: expected a value in [0, 1], got {decay}')
         self.decay = decay
         self.eps = eps
-        self._dtype = _util.resolve_dtype(dtype=dtype)
+        # Parameters and statistics in mixed16 mode are float32 (the input stays float16).
+        self._dtype = _config.get_dtype(dtype, map_mixed16=numpy.float32)
         self._initial_avg_mean = _util.get_initializer(
             initial_avg_mean, 0, self._dtype, name, 'initial_avg_mean')
         self._initial_avg_var = _util.get_initializer(
