@@ -54,24 +54,24 @@ def test_values_equal_numpy_statistics_and_keys_follow_chainer():
     for path, param in model.namedparams():
         for attr, array in (('data', param.array), ('grad', param.grad)):
             for name, value in numpy_statistics(array).items():
-                expected[f'main{path}/{attr}/{name}'] = value
+                expected[f'main/None{path}/{attr}/{name}'] = value
     assert set(stats) == set(expected)
-    assert 'main/l1/W/data/mean' in stats and 'main/l2/b/grad/percentile/6' in stats
+    assert 'main/None/l1/W/data/mean' in stats and 'main/None/l2/b/grad/percentile/6' in stats
     assert len(stats) == 4 * 2 * 12  # 4 parameters, data and grad, 5 + 7 values
     for key, value in expected.items():
         assert float(stats[key]) == pytest.approx(value, rel=1e-5, abs=1e-6), key
-    assert stats['main/l1/W/data/zeros'] == 2
+    assert stats['main/None/l1/W/data/zeros'] == 2
 
 
 def test_link_names_and_prefix():
     model = MLP()
-    # An unnamed (root) link adds no name; a named child link adds its name.
-    assert 'l1/W/data/mean' in extensions.ParameterStatistics(model).compute_statistics()
+    # An unnamed (root) link is written 'None', as in Chainer; a named child link adds its name.
+    assert 'None/l1/W/data/mean' in extensions.ParameterStatistics(model).compute_statistics()
     stats = extensions.ParameterStatistics([model.l1, model.l2], prefix='p',
                                            report_grads=False).compute_statistics()
     params = {k.rsplit('/data/', 1)[0] for k in stats}
     assert params == {'p/l1/W', 'p/l1/b', 'p/l2/W', 'p/l2/b'}
-    assert 'W/data/max' in extensions.ParameterStatistics(
+    assert 'None/W/data/max' in extensions.ParameterStatistics(
         L.Linear(2, 2), statistics={'max': np.max}).compute_statistics()
 
 
@@ -90,8 +90,8 @@ def test_report_params_and_grads_select_what_is_reported(report_params, report_g
     assert len(only_min.compute_statistics()) == min_count
     attrs = {attr for attr, on in (('data', report_params), ('grad', report_grads)) if on}
     for key in default:
-        prefix, param, attr = key.split('/')[:3]  # e.g. test/W/data/percentile/0
-        assert prefix == 'test' and param in ('W', 'b') and attr in attrs
+        prefix, link, param, attr = key.split('/')[:4]  # e.g. test/None/W/data/percentile/0
+        assert prefix == 'test' and link == 'None' and param in ('W', 'b') and attr in attrs
 
 
 def test_missing_gradients_and_lazy_parameters_are_skipped():
@@ -101,7 +101,7 @@ def test_missing_gradients_and_lazy_parameters_are_skipped():
         model.lazy = L.Linear(None, 2)
     model.cleargrads()  # fresh parameters start with NaN gradients, as in Chainer
     stats = extensions.ParameterStatistics(model).compute_statistics()
-    assert {k.split('/data/')[0] for k in stats} == {'l1/W', 'l1/b', 'lazy/b'}
+    assert {k.split('/data/')[0] for k in stats} == {'None/l1/W', 'None/l1/b', 'None/lazy/b'}
     assert not any('/grad/' in k for k in stats)
 
 
@@ -118,8 +118,8 @@ def test_trigger_decides_when_the_interval_means_are_reported(fake_trainer):
         trainer.updater.step()
         link.w.array[...] = it
         reported.append(observe(ext, trainer))
-    assert reported[2] == {'w/data/mean': pytest.approx(2.0)}  # mean of 1, 2, 3
-    assert reported[5] == {'w/data/mean': pytest.approx(5.0)}  # mean of 4, 5, 6
+    assert reported[2] == {'None/w/data/mean': pytest.approx(2.0)}  # mean of 1, 2, 3
+    assert reported[5] == {'None/w/data/mean': pytest.approx(5.0)}  # mean of 4, 5, 6
     assert [bool(r) for r in reported] == [False, False, True, False, False, True, False]
     # The default trigger is one epoch.
     ext = extensions.ParameterStatistics(link)
@@ -138,13 +138,13 @@ def test_skip_nan_params():
         link.good = chainlet.Parameter(np.array([1.0, 3.0], np.float32))
     stats = extensions.ParameterStatistics(link, report_grads=False,
                                            skip_nan_params=True).compute_statistics()
-    bad = {k: v for k, v in stats.items() if k.startswith('bad/')}
+    bad = {k: v for k, v in stats.items() if k.startswith('None/bad/')}
     # As in Chainer: one NaN per statistic, the percentiles under their key without index.
-    assert sorted(bad) == sorted(f'bad/data/{n}' for n in DEFAULT_NAMES + ('percentile',))
+    assert sorted(bad) == sorted(f'None/bad/data/{n}' for n in DEFAULT_NAMES + ('percentile',))
     assert all(np.isnan(v) for v in bad.values())
-    assert float(stats['good/data/mean']) == 2.0 and 'good/data/percentile/6' in stats
+    assert float(stats['None/good/data/mean']) == 2.0 and 'None/good/data/percentile/6' in stats
     stats = extensions.ParameterStatistics(link, report_grads=False).compute_statistics()
-    assert np.isnan(stats['bad/data/mean']) and 'bad/data/percentile/0' in stats
+    assert np.isnan(stats['None/bad/data/mean']) and 'None/bad/data/percentile/0' in stats
 
 
 def test_custom_statistics():
@@ -155,10 +155,10 @@ def test_custom_statistics():
     ext.register_statistics('pair', lambda x: (x.min(), x.max()))
     ext.register_statistics('sizes', lambda x: np.array([x.size]))
     stats = ext.compute_statistics()
-    assert stats['W/data/one'] == 1.0 and stats['b/data/one'] == 1.0
-    assert stats['W/data/pair/0'] == link.W.array.min()
-    assert stats['W/data/pair/1'] == link.W.array.max()
-    assert stats['W/data/sizes'] == 6  # one value: no index
+    assert stats['None/W/data/one'] == 1.0 and stats['None/b/data/one'] == 1.0
+    assert stats['None/W/data/pair/0'] == link.W.array.min()
+    assert stats['None/W/data/pair/1'] == link.W.array.max()
+    assert stats['None/W/data/sizes'] == 6  # one value: no index
     # register_statistics does not change the defaults of other instances.
     assert 'one' not in extensions.ParameterStatistics.default_statistics
     assert set(extensions.ParameterStatistics.default_statistics) == set(DEFAULT_NAMES) | {
@@ -174,7 +174,7 @@ def test_float16_parameters():
         link.w = chainlet.Parameter(np.array([0.5, 1.5, 0.0, -2.0], np.float16))
     stats = extensions.ParameterStatistics(link, report_grads=False).compute_statistics()
     for name, value in numpy_statistics(link.w.array).items():
-        assert float(stats[f'w/data/{name}']) == pytest.approx(value, rel=1e-3)
+        assert float(stats[f'None/w/data/{name}']) == pytest.approx(value, rel=1e-3)
 
 
 @pytest.mark.parametrize('kwargs, error, words', [
@@ -214,12 +214,12 @@ def test_in_a_trainer_with_log_report(setup_factory):
     assert s.trainer.get_extension('parameter_statistics') is ext
     assert len(log.log) == 2
     for epoch, entry in enumerate(log.log):
-        assert {'main/predictor/W/data/mean', 'main/predictor/W/grad/std',
-                'main/predictor/b/data/percentile/6', 'main/loss'} <= set(entry)
+        assert {'main/None/predictor/W/data/mean', 'main/None/predictor/W/grad/std',
+                'main/None/predictor/b/data/percentile/6', 'main/loss'} <= set(entry)
         per_iteration = weights[5 * epoch:5 * epoch + 5]
-        assert entry['main/predictor/W/data/mean'] == pytest.approx(
+        assert entry['main/None/predictor/W/data/mean'] == pytest.approx(
             np.mean([w.mean() for w in per_iteration]), rel=1e-5)
-        assert entry['main/predictor/W/data/max'] == pytest.approx(
+        assert entry['main/None/predictor/W/data/max'] == pytest.approx(
             np.mean([w.max() for w in per_iteration]), rel=1e-5)
 
 
@@ -243,4 +243,4 @@ def test_serialize_keeps_the_running_interval(tmp_path, fake_trainer):
     serializers.load_npz(str(tmp_path / 'ext.npz'), resumed)
     trainer.updater.step()
     link.w.array[...] = 3
-    assert observe(resumed, trainer) == {'w/data/mean': pytest.approx(2.0)}
+    assert observe(resumed, trainer) == {'None/w/data/mean': pytest.approx(2.0)}

@@ -75,10 +75,11 @@ class ParameterStatistics(extension.Extension):
 
     Each statistic is a function of the flattened array (NumPy or CuPy) that returns one
     number or several. Keys are ``prefix/link name/parameter path/data or grad/statistic``,
-    e.g. ``main/l1/W/data/mean`` for ``prefix='main'``; a statistic with several values gets
-    ``/0``, ``/1``, ... appended (the default percentiles are ``.../percentile/0`` to ``/6``).
-    The prefix part is left out when ``prefix`` is ``None``, the link-name part when the link
-    has no name (a root link): ``ParameterStatistics(model)`` reports ``l1/W/data/mean``.
+    e.g. ``main/predictor/l1/W/data/mean`` for ``prefix='main'`` and the child link
+    ``model.predictor``; a statistic with several values gets ``/0``, ``/1``, ... appended (the
+    default percentiles are ``.../percentile/0`` to ``/6``). The prefix part is left out when
+    ``prefix`` is ``None``. A link without a name (a root link) is written ``None``, as Chainer
+    writes it: ``ParameterStatistics(model)`` reports ``None/l1/W/data/mean``.
 
     The default statistics are ``mean``, ``std``, ``min``, ``max``, ``zeros`` (the number of
     elements equal to 0) and ``percentile`` (at :data:`PERCENTILE_SIGMAS`: 0.13, 2.28, 15.87,
@@ -114,12 +115,12 @@ class ParameterStatistics(extension.Extension):
         >>> ext = extensions.ParameterStatistics(model, prefix='main', report_grads=False,
         ...                                      trigger=(1, 'iteration'))
         >>> stats = ext.compute_statistics()
-        >>> float(stats['main/l1/W/data/mean']), int(stats['main/l1/W/data/zeros'])
+        >>> float(stats['main/None/l1/W/data/mean']), int(stats['main/None/l1/W/data/zeros'])
         (2.5, 1)
-        >>> float(stats['main/l1/W/data/percentile/3'])  # the median
+        >>> float(stats['main/None/l1/W/data/percentile/3'])  # the median
         2.5
-        >>> sorted(k for k in stats if k.startswith('main/l1/b/'))[:3]
-        ['main/l1/b/data/max', 'main/l1/b/data/mean', 'main/l1/b/data/min']
+        >>> sorted(k for k in stats if k.startswith('main/None/l1/b/'))[:3]
+        ['main/None/l1/b/data/max', 'main/None/l1/b/data/mean', 'main/None/l1/b/data/min']
     """
 
     default_name = 'parameter_statistics'
@@ -204,11 +205,10 @@ class ParameterStatistics(extension.Extension):
         prefix = f'{self._prefix}/' if self._prefix else ''
         values: dict = {}
         for link in self._links:
-            link_name = link.name or ''
-            for param_name, param in link.namedparams():
-                # param_name is a path such as '/l1/W'; without a link name in front of it,
-                # its leading '/' would start the key (or follow the prefix's).
-                path = param_name if link_name else param_name.lstrip('/')
+            # As Chainer: an unnamed (root) link is written as 'None', so that the keys, which
+            # logs and plots refer to, are the same as Chainer's ('None/l1/W/data/mean').
+            link_name = str(getattr(link, 'name', None))
+            for path, param in link.namedparams():
                 if param.array is None:  # not initialized yet: no data, and no gradient to read
                     continue
                 for attr_name in self._attrs:

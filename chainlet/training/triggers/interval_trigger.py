@@ -18,6 +18,7 @@ Example:
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 from typing import Any
 
@@ -27,6 +28,16 @@ _UNITS = ('epoch', 'iteration')
 def check_unit(owner: str, unit: Any) -> None:
     if unit not in _UNITS:
         raise ValueError(f"{owner}: argument unit: expected 'epoch' or 'iteration', got {unit!r}")
+
+
+def updater_previous_epoch_detail(updater: Any) -> Any:
+    """The updater's ``previous_epoch_detail`` when it has a real one (a number, or ``None``
+    before the first update); ``False`` when it has none (e.g. a ``mock.Mock`` updater, whose
+    attributes are Mocks)."""
+    value = getattr(updater, 'previous_epoch_detail', False)
+    if value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool)):
+        return value
+    return False
 
 
 def previous_positions(trigger: Any, updater: Any) -> tuple:
@@ -40,7 +51,7 @@ def previous_positions(trigger: Any, updater: Any) -> tuple:
         previous_iteration = updater.iteration - 1
     previous_epoch_detail = trigger._previous_epoch_detail
     if previous_epoch_detail < 0:
-        previous_epoch_detail = getattr(updater, 'previous_epoch_detail', None) or 0.0
+        previous_epoch_detail = updater_previous_epoch_detail(updater) or 0.0
     return previous_iteration, previous_epoch_detail
 
 
@@ -101,11 +112,11 @@ class IntervalTrigger:
         updater = trainer.updater
         if self.unit == 'epoch':
             epoch_detail = updater.epoch_detail
-            if hasattr(updater, 'previous_epoch_detail'):
-                previous = updater.previous_epoch_detail
-                previous_epoch_detail = 0.0 if previous is None else previous
-            else:
+            previous = updater_previous_epoch_detail(updater)
+            if previous is False:  # the updater does not say: use what this trigger saw
                 previous_epoch_detail = previous_positions(self, updater)[1]
+            else:
+                previous_epoch_detail = 0.0 if previous is None else previous
             fire = previous_epoch_detail // self.period != epoch_detail // self.period
         else:
             iteration = updater.iteration
