@@ -6,7 +6,8 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
-from chainlet.functions.loss._common import UnknownOptionError, check_reduce, data_of
+from chainlet.functions.loss._common import (
+    UnknownOptionError, check_labels, check_reduce, data_of)
 from chainlet.variable import Variable
 
 _FUNC = 'hinge'
@@ -35,9 +36,7 @@ class Hinge(FunctionNode):
     def forward(self, inputs):
         x, t = inputs
         xp = backend.get_array_module(x)
-        if t.size and not bool(((t >= 0) & (t < x.shape[1])).all()):
-            raise ValueError(f'{_FUNC}: argument t: expected labels in [0, {x.shape[1]}), '
-                             f'got {t.ravel()[:5].tolist()}...')
+        check_labels(_FUNC, t, x.shape[1])
         self.retain_inputs((0,))
         self._t = t
         h = xp.maximum(x * _signs(t, x.shape, x.dtype) + 1, 0)

@@ -7,7 +7,7 @@ from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions.activation.sigmoid import sigmoid
-from chainlet.functions.loss._common import check_reduce, data_of, reduction_dtype
+from chainlet.functions.loss._common import check_labels, check_reduce, data_of, reduction_dtype
 from chainlet.variable import Variable
 
 _FUNC = 'sigmoid_cross_entropy'
@@ -33,6 +33,7 @@ class SigmoidCrossEntropy(FunctionNode):
     def forward(self, inputs):
         x, t = inputs
         xp = backend.get_array_module(x)
+        check_labels(_FUNC, t, 2, _IGNORE)
         self.retain_inputs((0,))
         self._t = t
         rdtype = reduction_dtype(x.dtype)

@@ -5,7 +5,6 @@ from typing import Any, Optional
 
 import numpy
 
-from chainlet import _config
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
@@ -13,7 +12,7 @@ from chainlet.functions import _cuda_kernels
 from chainlet.functions.activation.log_softmax import log_softmax, log_softmax_array
 from chainlet.functions.activation.softmax import SoftmaxGrad, softmax
 from chainlet.functions.loss._common import (
-    ArgumentValueError, check_reduce, data_of, reduction_dtype)
+    ArgumentValueError, check_labels, check_reduce, data_of, reduction_dtype)
 from chainlet.variable import Variable
 
 _FUNC = 'softmax_cross_entropy'
@@ -74,12 +73,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         x, t = inputs
         xp = backend.get_array_module(x)
         n_class = x.shape[1]
-        if xp is numpy or _config.config.debug:
-            ok = ((t >= 0) & (t < n_class)) | (t == self.ignore_label)
-            if not bool(ok.all()):
-                bad = t[~ok].ravel()[:5].tolist()
-                raise ValueError(f'{_FUNC}: argument t: expected labels in [0, {n_class}) or '
-                                 f'ignore_label {self.ignore_label}, got {bad}')
+        check_labels(_FUNC, t, n_class, self.ignore_label)
         self.retain_inputs((0,))
         self._t = t
         log_y = log_softmax_array(x, 1)
@@ -106,12 +100,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         x, t = inputs
         xp = backend.get_array_module(x)
         n_class = x.shape[1]
-        if _config.config.debug:  # checking labels on the GPU costs a sync; debug mode only
-            ok = ((t >= 0) & (t < n_class)) | (t == self.ignore_label)
-            if not bool(ok.all()):
-                bad = t[~ok].ravel()[:5].tolist()
-                raise ValueError(f'{_FUNC}: argument t: expected labels in [0, {n_class}) or '
-                                 f'ignore_label {self.ignore_label}, got {bad}')
+        check_labels(_FUNC, t, n_class, self.ignore_label)
         self.retain_inputs((0,))
         self._t = t
         if self.class_weight is not None:
@@ -219,7 +208,13 @@ def _soft_target_loss(x: Any, t: Any, reduce: str, soft_target_loss: str) -> Var
     from chainlet.functions.math.sum import sum as sum_
     t_data = data_of(t)
     x_data = data_of(x)
-    type_check.argument(_FUNC, 't', t_data, kind='f', shape=x_data.shape)
+    if t_data.shape != x_data.shape:
+        # Float t means soft targets; a float array of the labels' shape is most likely labels
+        # of the wrong dtype, so the message names both readings.
+        raise type_check.fail(
+            _FUNC, 't', f'integer labels of shape {x_data.shape[:1] + x_data.shape[2:]} or '
+            f'float soft targets of shape {x_data.shape}',
+            f'{t_data.dtype} array of shape {t_data.shape}')
     # The target is a constant, as in Chainer (whose gradient checks mark it no_grads), taken
     # in x's dtype (a float64 gradient check evaluates float64 scores against float16 targets).
     t = Variable(t_data.astype(x_data.dtype, copy=False), requires_grad=False)

@@ -61,3 +61,14 @@ def test_errors():
         F.sigmoid_cross_entropy(x, np.zeros((2,), np.int32))
     with pytest.raises(ValueError, match='sigmoid_cross_entropy: argument reduce'):
         F.sigmoid_cross_entropy(x, np.zeros((2, 3), np.int32), reduce='sum')
+
+
+@pytest.mark.parametrize('bad', [2, 99, -5])
+def test_labels_other_than_0_1_and_ignore_are_rejected(bad):
+    # Issue 13, item 6: 2, 99 and -5 were silently read as label 0.
+    t = np.array([0, 1, -1, bad], np.int32)
+    with pytest.raises(ValueError, match=rf'sigmoid_cross_entropy: argument t: expected '
+                       rf'labels 0 or 1 or ignore_label -1, got {bad}'):
+        F.sigmoid_cross_entropy(np.zeros(4, np.float32), t)
+    with pytest.raises(ValueError):
+        F.sigmoid_cross_entropy(np.zeros(4, np.float32), t, reduce='no')

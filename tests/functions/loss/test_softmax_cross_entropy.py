@@ -178,7 +178,8 @@ def test_errors():
         F.softmax_cross_entropy(x, np.array([0, 1, 2], np.int32))
     with pytest.raises(TypeError, match='softmax_cross_entropy: argument x'):
         F.softmax_cross_entropy(np.zeros(3, np.float32), np.array([0, 1, 2], np.int32))
-    with pytest.raises(TypeError, match='softmax_cross_entropy: argument t: expected shape'):
+    with pytest.raises(TypeError, match=r'softmax_cross_entropy: argument t: expected .*float '
+                       r'soft targets of shape \(2, 3\), got float32 array of shape \(2, 4\)'):
         F.softmax_cross_entropy(x, np.zeros((2, 4), np.float32))
     with pytest.raises(ValueError, match="softmax_cross_entropy: argument reduce"):
         F.softmax_cross_entropy(x, np.array([0, 1], np.int32), reduce='sum')
@@ -190,3 +191,22 @@ def test_errors():
     with pytest.raises(TypeError, match='softmax_cross_entropy: argument class_weight'):
         F.softmax_cross_entropy(x, np.array([0, 1], np.int32),
                                 class_weight=np.ones(4, np.float32))
+
+
+def test_float_labels_message_names_the_dtype():
+    # Issue 13, item 7: float32 labels of the labels' shape got a bare shape message.
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(chainlet.utils.type_check.InvalidType,
+                       match=r'integer labels of shape \(2,\) or float soft targets of shape '
+                       r'\(2, 3\), got float32 array of shape \(2,\)'):
+        F.softmax_cross_entropy(x, np.zeros(2, np.float32))
+
+
+def test_out_of_range_labels_share_the_loss_label_check():
+    x = np.zeros((3, 4), np.float32)
+    with pytest.raises(ValueError, match=r'expected labels in \[0, 4\) or ignore_label -1, '
+                       r'got -2, 4'):
+        F.softmax_cross_entropy(x, np.array([4, -2, -1], np.int32))
+    with pytest.raises(ValueError, match=r'hinge: argument t: expected labels in \[0, 4\), '
+                       r'got 7'):
+        F.hinge(x, np.array([0, 7, 1], np.int32))
