@@ -13,5 +13,5 @@ Example:
 from __future__ import annotations
 
 from chainlet.distributions.distribution import Distribution  # noqa: F401
-from chainlet.distributions.kl_divergence import (  # noqa: F401
+from chainlet.distributions._kl import (  # noqa: F401
     _KLDIVERGENCE, cross_entropy, kl_divergence, register_kl)

@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 from chainlet.distributions.distribution import Distribution  # noqa: F401
-from chainlet.distributions.kl_divergence import (  # noqa: F401
+from chainlet.distributions._kl import (  # noqa: F401
     cross_entropy, kl_divergence, register_kl)
 from chainlet.distributions.normal import Normal  # noqa: F401
 from chainlet.distributions.bernoulli import Bernoulli  # noqa: F401

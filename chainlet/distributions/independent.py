@@ -19,7 +19,7 @@ from typing import Any, Dict, Optional, Tuple
 import chainlet
 from chainlet import functions as F
 from chainlet.distributions import distribution
-from chainlet.distributions.kl_divergence import kl_divergence, register_kl
+from chainlet.distributions._kl import kl_divergence, register_kl
 
 
 class Independent(distribution.Distribution):

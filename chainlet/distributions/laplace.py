@@ -18,7 +18,7 @@ from typing import Any, Dict, Tuple
 import chainlet
 from chainlet import functions as F
 from chainlet.distributions import distribution
-from chainlet.distributions.kl_divergence import register_kl
+from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import as_param, broadcast_shape, float_like
 
 

@@ -21,7 +21,7 @@ import chainlet
 from chainlet import functions as F
 from chainlet.distributions import distribution
 from chainlet.distributions.gamma import _safe_positive
-from chainlet.distributions.kl_divergence import register_kl
+from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import (
     as_param, broadcast_shape, float_like, raw, where_in_support)
 

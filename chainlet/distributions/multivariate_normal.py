@@ -24,7 +24,7 @@ from chainlet import backend
 from chainlet import functions as F
 from chainlet import type_check
 from chainlet.distributions import distribution
-from chainlet.distributions.kl_divergence import register_kl
+from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import as_param, float_like
 from chainlet.function_node import FunctionNode
 

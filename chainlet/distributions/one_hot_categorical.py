@@ -21,7 +21,7 @@ from chainlet import backend
 from chainlet import functions as F
 from chainlet.distributions import distribution
 from chainlet.distributions.categorical import _categorical_kl, _sample_categories
-from chainlet.distributions.kl_divergence import register_kl
+from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import _modified_xlogx, as_param, float_like, raw
 from chainlet.utils.cache import cached_property
 

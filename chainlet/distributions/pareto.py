@@ -20,7 +20,7 @@ import numpy
 import chainlet
 from chainlet import functions as F
 from chainlet.distributions import distribution
-from chainlet.distributions.kl_divergence import register_kl
+from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import (
     as_param, broadcast_shape, float_like, raw, where_in_support)
 

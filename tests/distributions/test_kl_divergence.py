@@ -128,4 +128,4 @@ def test_register_kl_and_subclass_lookup():
     try:
         assert float(D.kl_divergence(p, q).array) == 42
     finally:
-        del D.kl_divergence.__globals__['_KLDIVERGENCE'][MyNormal, D.Normal]
+        del chainlet.distribution._KLDIVERGENCE[MyNormal, D.Normal]

@@ -1,5 +1,9 @@
 """The KL-divergence registry: ``register_kl`` and ``kl_divergence`` (Chainer's API).
 
+The module is private (``_kl``) so that ``chainlet.distributions.kl_divergence`` is the function,
+not a module of the same name; Chainer keeps these in ``chainer.distribution``, which
+:mod:`chainlet.distribution` mirrors.
+
 A KL divergence between two distribution types is registered once with the decorator
 ``register_kl(Type1, Type2)``; ``kl_divergence(p, q)`` finds the most specific registered pair for
 ``type(p)`` and ``type(q)`` along their MROs (so a subclass inherits its base's formula).
