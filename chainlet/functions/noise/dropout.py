@@ -35,10 +35,11 @@ class Dropout(FunctionNode):
         if self.mask is None:
             ratio = self.dropout_ratio
             if self.rng is not None and xp is numpy:
-                flag = self.rng.random(x.shape) >= ratio
+                u = self.rng.random(x.shape)
             else:
-                flag = xp.random.rand(*x.shape) >= ratio
-            self.mask = flag.astype(x.dtype)
+                u = xp.random.rand(*x.shape)
+            # rand() of a 0-d shape is a Python float: asarray keeps the mask an array.
+            self.mask = xp.asarray(u >= ratio).astype(x.dtype)
             self.mask *= x.dtype.type(1.0 / (1.0 - ratio))
         else:
             self.mask = xp.asarray(self.mask).astype(x.dtype, copy=False)
@@ -108,6 +109,10 @@ def dropout(x: Any, ratio: float = 0.5, *, mask: Any = None, return_mask: bool =
         array([[1., 1., 1.],
                [1., 1., 1.]], dtype=float32)
     """
+    # A str would fail NumPy's comparison with a bare message; a bool would be read as 0 or 1.
+    if isinstance(ratio, (str, bytes, bool)) or not hasattr(ratio, '__float__'):
+        raise TypeError(f'dropout: argument ratio: expected a float in [0, 1), got '
+                        f'{ratio!r} ({type(ratio).__name__})')
     if not 0.0 <= ratio < 1.0:
         raise ValueError(f'dropout: argument ratio: expected a value in [0, 1), got {ratio}')
     if _config.config.train:

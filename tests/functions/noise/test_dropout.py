@@ -85,3 +85,25 @@ def test_bad_arguments():
         F.dropout(np.ones(2, np.int32))
     with pytest.raises(InvalidType, match=r'dropout: argument mask: expected shape \(2,\)'):
         F.dropout(np.ones(2), mask=np.ones(3))
+
+
+@pytest.mark.parametrize('rng', [None, np.random.default_rng(3)])
+def test_zero_dim_input(rng):
+    # Issue 13, item 7: a 0-d input crashed ('bool' object has no attribute 'astype').
+    np.random.seed(1)
+    outs = set()
+    for _ in range(20):
+        x = chainlet.Variable(np.array(2.0, np.float32))
+        y, mask = F.dropout(x, 0.5, return_mask=True, rng=rng)
+        y.backward()
+        assert y.shape == () and y.dtype == np.float32 and mask.shape == ()
+        assert float(x.grad) == float(mask)
+        outs.add(float(y.array))
+    assert outs == {0.0, 4.0}
+
+
+@pytest.mark.parametrize('ratio', ['0.5', b'0.5', True, None])
+def test_ratio_of_a_wrong_type_is_a_clear_error(ratio):
+    with pytest.raises(TypeError, match=r'dropout: argument ratio: expected a float in \[0, 1\), '
+                       r'got .*\((str|bytes|bool|NoneType)\)'):
+        F.dropout(np.ones(3, np.float32), ratio)
