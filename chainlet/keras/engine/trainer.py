@@ -42,16 +42,18 @@ def _to_array(x: Any) -> Any:
 
 def _pack(template: Any, leaves: Any) -> Any:
     """Rebuild ``template``'s structure from ``leaves`` in :func:`flatten`'s order."""
-    it = iter(leaves)
+    # A module-level recursion, not a nested closure: a closure that calls itself is a reference
+    # cycle (function -> cell -> function), which left garbage behind at every batch.
+    return _build(template, iter(leaves))
 
-    def build(t: Any) -> Any:
-        if isinstance(t, dict):
-            built = {k: build(t[k]) for k in sorted(t)}
-            return {k: built[k] for k in t}
-        if isinstance(t, (list, tuple)):
-            return type(t)(build(v) for v in t)
-        return next(it)
-    return build(template)
+
+def _build(t: Any, it: Any) -> Any:
+    if isinstance(t, dict):
+        built = {k: _build(t[k], it) for k in sorted(t)}
+        return {k: built[k] for k in t}
+    if isinstance(t, (list, tuple)):
+        return type(t)(_build(v, it) for v in t)
+    return next(it)
 
 
 class _Data:
