@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 
 import numpy as np
+import pytest
+
 from chainlet import keras
 
 
@@ -20,6 +22,63 @@ def _data(n: int = 300, n_in: int = 4, n_class: int = 3) -> tuple:
     y = rng.integers(0, n_class, size=n)
     w = rng.uniform(0.1, 3.0, size=n).astype(np.float32)
     return x, y, w
+
+
+def _sample_loss(model: keras.Model, x, y, w=None) -> float:
+    """Keras's definition from predict: sum of weighted per-sample losses over the sample count."""
+    logits = model.predict(x, verbose=0).astype(np.float64)
+    logp = logits - logits.max(1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(1, keepdims=True))
+    per_sample = -logp[np.arange(len(y)), y]
+    if w is not None:
+        per_sample = per_sample * w
+    return float(per_sample.sum() / len(y))
+
+
+# ------------------------------------------------------------- item 5: mean over samples
+
+@pytest.mark.parametrize('weighted', [False, True])
+def test_evaluate_is_mean_over_samples(weighted):
+    x, y, w = _data()
+    model = _classifier()
+    model.compile('sgd', keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    sw = w if weighted else None
+    got = model.evaluate(x, y, sample_weight=sw, batch_size=32, verbose=0)
+    # 300 = 9 * 32 + 12: a plain mean of batch means over-weights the last 12 samples
+    assert got == pytest.approx(_sample_loss(model, x, y, sw), rel=1e-5)
+    whole = model.evaluate(x, y, sample_weight=sw, batch_size=300, verbose=0)
+    assert got == pytest.approx(whole, rel=1e-5)
+
+
+def test_fit_val_loss_and_loss_are_means_over_samples():
+    x, y, w = _data()
+    model = _classifier()
+    model.compile(keras.optimizers.SGD(0.0), keras.losses.SparseCategoricalCrossentropy(
+        from_logits=True))   # lr 0: the weights stay fixed, so predict gives the same losses
+    hist = model.fit(x[:100], y[:100], batch_size=32, epochs=1, shuffle=False, verbose=0,
+                     validation_data=(x, y, w))
+    assert hist.history['val_loss'][0] == pytest.approx(_sample_loss(model, x, y, w), rel=1e-5)
+    assert hist.history['loss'][0] == pytest.approx(_sample_loss(model, x[:100], y[:100]),
+                                                    rel=1e-5)
+
+
+def test_multi_output_losses_are_means_over_samples():
+    keras.utils.set_random_seed(0)
+    inp = keras.Input(shape=(4,))
+    a = keras.layers.Dense(1, name='a')(inp)
+    b = keras.layers.Dense(1, name='b')(inp)
+    model = keras.Model(inp, [a, b])
+    model.compile('sgd', 'mse')
+    x, _, _ = _data(n=50)
+    ya = np.ones((50, 1), np.float32)
+    yb = np.zeros((50, 1), np.float32)
+    logs = model.evaluate(x, [ya, yb], batch_size=16, verbose=0, return_dict=True)
+    pa, pb = model.predict(x, verbose=0)
+    want_a = float(np.mean((pa - ya) ** 2))
+    want_b = float(np.mean((pb - yb) ** 2))
+    assert logs['a_loss'] == pytest.approx(want_a, rel=1e-5)
+    assert logs['b_loss'] == pytest.approx(want_b, rel=1e-5)
+    assert logs['loss'] == pytest.approx(want_a + want_b, rel=1e-5)
 
 
 # --------------------------------------------------------- item 8: no cycle per call

@@ -471,13 +471,17 @@ class Trainer:
         return [v if v.ndim == 0 else chainlet.functions.sum(v) for v in out]
 
     def _track(self, spec: _Compiled, loss: Variable, per_output: list, outs: list, ys: list,
-               sws: Optional[list]) -> None:
+               sws: Optional[list], x: Any = None) -> None:
+        # Each batch's loss counts with its number of samples (as Keras's loss tracker), so the
+        # reported loss is the mean over samples, sample weights included, and a partial last
+        # batch is not over-weighted; a plain mean of batch means would be.
         d = self.__dict__
-        d['_loss_total'] = d['_loss_total'] + loss.array
-        d['_loss_count'] += 1
+        n = _batch_size_of(x, outs)
+        d['_loss_total'] = d['_loss_total'] + loss.array * n
+        d['_loss_count'] += n
         if spec.multi:
             totals = d.get('_output_loss_totals') or [0.0] * len(per_output)
-            d['_output_loss_totals'] = [t if v is None else t + v.array
+            d['_output_loss_totals'] = [t if v is None else t + v.array * n
                                         for t, v in zip(totals, per_output)]
         for i, _, metric, weighted in spec.metrics:
             if ys is None or ys[i] is None:
@@ -531,7 +535,7 @@ class Trainer:
             out = constraint(p.array)
             if out is not None and out is not p.array:
                 backend.copyto(p.array, _to_array(out))
-        self._track(spec, loss, per_output, outs, ys, sws)
+        self._track(spec, loss, per_output, outs, ys, sws, x)
 
     def test_step(self, x: Any, ys: list, sws: Optional[list] = None) -> None:
         """Forward in inference mode and update the loss tracker and metrics."""
@@ -539,7 +543,7 @@ class Trainer:
             outs = self._outputs_list(self(x, training=False))
             spec = self._resolve(ys, outs)
             loss, per_output = self._compute_loss(spec, outs, ys, sws, self._train_cache)
-        self._track(spec, loss, per_output, outs, ys, sws)
+        self._track(spec, loss, per_output, outs, ys, sws, x)
 
     def predict_step(self, x: Any) -> Any:
         """Forward in inference mode, without building a graph; returns arrays."""
@@ -585,8 +589,8 @@ class Trainer:
 
         Returns:
             A ``History``: ``history.history`` maps ``loss``, metric names, ``val_loss``,
-            ``val_<metric>`` to per-epoch values. The epoch loss is the mean of its batch
-            losses.
+            ``val_<metric>`` to per-epoch values. The epoch loss is the mean over the
+            epoch's samples (each batch's loss weighted by its size, as Keras).
         """
         from chainlet.keras import callbacks as callbacks_mod
         self._require_compiled('training')
@@ -762,7 +766,8 @@ class Trainer:
     def evaluate(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
                  verbose: Any = 'auto', sample_weight: Any = None, steps: Optional[int] = None,
                  callbacks: Any = None, return_dict: bool = False, **kwargs: Any) -> Any:
-        """Loss and metrics in inference mode (the loss is the mean of the batch losses).
+        """Loss and metrics in inference mode (the loss is the mean over all samples, with
+        their sample weights, as Keras; not a mean of per-batch means).
 
         Returns:
             The loss alone when there are no metrics, else ``[loss, metric...]`` in
@@ -1003,6 +1008,19 @@ class Trainer:
         """Number of scalars in all weights."""
         self._require_built('count_params')
         return int(sum(p.size for _, _, p in self._weight_entries() if p.array is not None))
+
+
+def _batch_size_of(x: Any, outs: list) -> int:
+    """Samples in a batch: the first axis of its first input array (else of its first
+    output), 1 for a scalar batch."""
+    for a in flatten(x) if x is not None else []:
+        a = _to_array(a)
+        if getattr(a, 'ndim', 0):
+            return int(a.shape[0])
+    for o in outs:
+        if getattr(o, 'ndim', 0):
+            return int(o.shape[0])
+    return 1
 
 
 def _map_arrays(out: Any, to_cpu: bool = False) -> Any:
