@@ -25,6 +25,7 @@ import numpy
 
 import chainlet.functions as F
 from chainlet import Variable, backend
+from chainlet.functions.loss._common import check_labels
 
 EPSILON = 1e-7
 _REDUCTIONS = ('sum_over_batch_size', 'sum', 'mean', 'none', None)
@@ -151,6 +152,10 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
                          f'without its class axis; got y_true {tuple(t.shape)} and y_pred '
                          f'{tuple(y.shape)}')
     n_class = y.shape[-1]
+    # The labels are checked where chainlet's classification losses check theirs: NumPy's
+    # negative indexing would read -1 as the last class, and softmax_cross_entropy would skip
+    # it as its ignore_label, so an out-of-range label must fail here, not train.
+    check_labels('sparse_categorical_crossentropy', t, n_class, ignore_class, name='y_true')
     flat_y = F.reshape(y, (-1, n_class)) if y.ndim != 2 else y
     flat_t = t.reshape(-1)
     xp = backend.get_array_module(flat_t)
@@ -350,6 +355,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             if t.ndim == 2 and t.shape[1] == 1:
                 t = t.reshape(-1)
             if t.shape == y_pred.shape[:1]:
+                check_labels('sparse_categorical_crossentropy', t, y_pred.shape[1],
+                             name='y_true')
                 return F.softmax_cross_entropy(y_pred, t)
         return super().__call__(y_true, y_pred, sample_weight)
 

@@ -81,6 +81,64 @@ def test_multi_output_losses_are_means_over_samples():
     assert logs['loss'] == pytest.approx(want_a + want_b, rel=1e-5)
 
 
+# ----------------------------------------------------- item 6: labels out of range rejected
+
+_LOSSES = [
+    pytest.param(lambda: keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                 id='class-logits'),
+    pytest.param(lambda: keras.losses.SparseCategoricalCrossentropy(), id='class-probs'),
+    pytest.param(lambda: 'sparse_categorical_crossentropy', id='name'),
+]
+
+
+@pytest.mark.parametrize('make_loss', _LOSSES)
+@pytest.mark.parametrize('label', [-1, 3, 99, -5])
+def test_sparse_crossentropy_rejects_labels_out_of_range(make_loss, label):
+    model = _classifier()
+    model.compile('sgd', make_loss())
+    x, y, _ = _data(n=8)
+    y[5] = label
+    before = model.get_weights()
+    with pytest.raises(ValueError, match=rf'sparse_categorical_crossentropy: argument y_true: '
+                                         rf'expected labels in \[0, 3\), got {label}$'):
+        model.fit(x, y, verbose=0)
+    for old, new in zip(before, model.get_weights()):  # nothing was trained on it
+        np.testing.assert_array_equal(old, new)
+    with pytest.raises(ValueError, match='argument y_true'):
+        model.evaluate(x, y, verbose=0)
+
+
+def test_sparse_crossentropy_function_checks_labels_of_any_rank():
+    logits = np.zeros((2, 5, 3), np.float32)
+    labels = np.zeros((2, 5), np.int64)
+    keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+    labels[1, 4] = 3
+    labels[0, 0] = -2
+    with pytest.raises(ValueError, match=r'got -2, 3$'):
+        keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+
+
+def test_ignore_class_is_the_one_allowed_label_outside_the_classes():
+    logits = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)
+    labels = np.array([0, -1, 2, -1])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1)
+    per = keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True,
+                                                       ignore_class=-1)
+    assert per.array[1] == 0 and per.array[3] == 0 and per.array[0] > 0
+    assert np.isfinite(float(loss(labels, logits).array))
+    with pytest.raises(ValueError, match=r'or ignore_label -1, got 5$'):
+        loss(np.array([0, -1, 5, 1]), logits)
+
+
+def test_labels_in_range_still_train():
+    model = _classifier()
+    model.compile('adam', keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    x, y, _ = _data(n=64)
+    y[:3] = [0, 2, 2]
+    hist = model.fit(x, y, epochs=3, verbose=0)
+    assert hist.history['loss'][-1] < hist.history['loss'][0]
+
+
 # --------------------------------------------------------- item 8: no cycle per call
 
 def _garbage_per_call(call, repeats: int = 5) -> float:
