@@ -200,7 +200,21 @@ def check_inputs(func: str, in_data: tuple, nd: int, groups: int, transposed: bo
         out_c = W.shape[0]
     if len(in_data) == 3:
         b = in_data[2]
-        type_check.argument(func, 'b', b, dtype=x.dtype, ndim=1)
+        type_check.argument(func, 'b', b, kind='f', ndim=1)
+        check_bias_dtype(func, x, W, b)
         if b.shape[0] != out_c:
             raise type_check.fail(func, 'b', f'shape ({out_c},) (one bias per output channel)',
                                   f'shape {b.shape}')
+
+
+def check_bias_dtype(func: str, x: Any, W: Any, b: Any) -> None:
+    """Chainer's rule for the layers with a bias: ``b`` has ``x``'s dtype (``W`` may differ).
+
+    When ``W`` and ``b`` agree with each other (a link's parameters) the input is the odd one
+    out, so the message names ``x``; otherwise it names ``b``.
+    """
+    if b.dtype == x.dtype:
+        return
+    if b.dtype == W.dtype:
+        raise type_check.fail(func, 'x', f'dtype {W.dtype} (the dtype of W and b)', str(x.dtype))
+    raise type_check.fail(func, 'b', f'dtype {x.dtype} (the dtype of x)', str(b.dtype))

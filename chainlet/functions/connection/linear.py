@@ -6,6 +6,7 @@ from typing import Any, Optional
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions.connection._conv_utils import check_bias_dtype
 from chainlet.variable import Variable
 
 
@@ -29,7 +30,7 @@ class LinearFunction(FunctionNode):
         if len(in_data) == 3:
             b = in_data[2]
             type_check.argument('linear', 'b', b, kind='f', shape=(W.shape[0],))
-            type_check.same_dtype('linear', ('x', 'b'), (x, b))
+            check_bias_dtype('linear', x, W, b)
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))

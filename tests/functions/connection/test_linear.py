@@ -124,7 +124,33 @@ def test_mixed_precision_keeps_each_dtype(x_dtype, W_dtype):
      r'n_batch_axes=2, got \(4, 15\)'),
     (([[1.0, 2.0]], np.ones((4, 2), np.float32)), {}, TypeError,
      'linear: argument x: expected a Variable or an ndarray, got list'),
+    # Issue 13, item 7: float64 x into float32 W and b (a Linear link) blamed the bias.
+    ((np.ones((2, 3), np.float64), np.ones((4, 3), np.float32), np.ones(4, np.float32)), {},
+     TypeError, r'linear: argument x: expected dtype float32 \(the dtype of W and b\), '
+     r'got float64'),
 ])
 def test_errors(args, kw, err, match):
     with pytest.raises(err, match=match):
         F.linear(*args, **kw)
+
+
+def test_linear_link_blames_a_float64_input():
+    import chainlet.links as L
+    with pytest.raises(TypeError, match='linear: argument x: expected dtype float32'):
+        L.Linear(3, 2)(np.ones((1, 3)))
+
+
+@pytest.mark.parametrize('x_dtype, w_dtype', [(np.float32, np.float16), (np.float16, np.float32)])
+def test_mixed_x_w_dtypes_as_convolution_2d(x_dtype, w_dtype):
+    # Chainer's rule for both linear and convolution_2d: x and W need only be floats (the
+    # output and gx take x's dtype, gW W's); a bias must have x's dtype. Both agree here.
+    for f, xs, ws in [(F.linear, (1, 3), (2, 3)), (F.convolution_2d, (1, 1, 3, 3), (1, 1, 2, 2))]:
+        x = chainlet.Variable(np.ones(xs, x_dtype))
+        W = chainlet.Variable(np.ones(ws, w_dtype))
+        y = f(x, W)
+        y.grad = np.ones_like(y.array)
+        y.backward()
+        assert (y.dtype, x.grad.dtype, W.grad.dtype) == (x_dtype, x_dtype, w_dtype)
+        with pytest.raises(TypeError, match=f'{f.__name__}: argument x: expected dtype '
+                           f'{np.dtype(w_dtype)} \\(the dtype of W and b\\)'):
+            f(x, W, np.ones(ws[0], w_dtype))
