@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy
+
 from chainlet import backend
 from chainlet.function_node import FunctionNode
 from chainlet.functions.array._util import InvalidValue, check_array
@@ -19,7 +21,8 @@ class BroadcastTo(FunctionNode):
         x = in_data[0]
         shape = self._shape
         lead = len(shape) - x.ndim
-        if lead < 0 or any(a != 1 and a != s for a, s in zip(x.shape, shape[lead:])):
+        if lead < 0 or any(a != 1 and a != s for a, s in zip(x.shape, shape[lead:])) or \
+                any(not isinstance(s, (int, numpy.integer)) or s < 0 for s in shape):
             raise InvalidValue(f'a shape that {x.shape} broadcasts to', str(shape),
                                f'broadcast_to: argument shape: cannot broadcast an array of '
                                f'shape {x.shape} to shape {shape}')

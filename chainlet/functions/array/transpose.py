@@ -17,8 +17,11 @@ class Transpose(FunctionNode):
 
     def _check_arrays(self, in_data):
         ndim = in_data[0].ndim
-        if self.axes is not None and sorted(a % max(ndim, 1) for a in self.axes) != \
-                list(range(ndim)):
+        axes = self.axes
+        # Non-integer entries (a str, floats) would fail inside the modulo with NumPy's words.
+        if axes is not None and (not all(isinstance(a, (int, numpy.integer)) and
+                                         not isinstance(a, bool) for a in axes) or
+                                 sorted(a % max(ndim, 1) for a in axes) != list(range(ndim))):
             raise ValueError(f'transpose: argument axes: expected a permutation of '
                              f'{tuple(range(ndim))}, got {self.axes}')
 

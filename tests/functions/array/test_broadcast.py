@@ -88,3 +88,11 @@ def test_broadcast_to_same_shape_and_errors():
     with pytest.raises(ValueError, match=r'broadcast_to: argument shape: cannot broadcast an '
                                          r'array of shape \(3,\) to shape \(2, 2\)'):
         F.broadcast_to(np.zeros(3), (2, 2))
+
+
+@pytest.mark.parametrize('shape', [(-1, 3), ('a', 3), (2.0, 3)])
+def test_broadcast_to_shape_entries_that_are_not_sizes(shape):
+    # Issue 13, item 7: a negative size reached NumPy's bare "must be non-negative" message.
+    with pytest.raises(ValueError, match=r'broadcast_to: argument shape: cannot broadcast an '
+                                         r'array of shape \(3,\) to shape'):
+        F.broadcast_to(np.zeros(3, np.float32), shape)

@@ -33,3 +33,11 @@ def test_transpose_errors_and_variable_methods():
     with pytest.raises(ValueError, match=r'transpose: argument axes: expected a permutation of '
                                          r'\(0, 1, 2\), got \(0, 0, 1\)'):
         F.transpose(x, (0, 0, 1))
+
+
+@pytest.mark.parametrize('axes', ['ab', (1.0, 0), (True, False)])
+def test_transpose_axes_that_are_not_ints(axes):
+    # Issue 13, item 7: a str of axes failed with "not all arguments converted ...".
+    with pytest.raises(ValueError, match=r'transpose: argument axes: expected a permutation of '
+                                         r'\(0, 1\), got'):
+        F.transpose(np.zeros((2, 3), np.float32), axes)
