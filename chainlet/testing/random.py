@@ -47,7 +47,7 @@ def do_setup(deterministic: bool = True) -> None:
     cupy = _cupy()
     state: dict = {'python': random.getstate(), 'numpy': numpy.random.get_state()}
     if cupy is not None:
-        generator = cupy.random.generator
+        generator = cupy.random._generator
         state['cupy'] = dict(generator._random_states)
         generator._random_states = {}
     _saved.append(state)
@@ -64,7 +64,7 @@ def do_teardown() -> None:
     numpy.random.set_state(state['numpy'])
     cupy = _cupy()
     if 'cupy' in state and cupy is not None:
-        cupy.random.generator._random_states = state['cupy']
+        cupy.random._generator._random_states = state['cupy']
 
 
 def _setup_random() -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import shutil
 import sys
 
-_NAMES = ('cupy', 'cupy.cuda', 'cupy.random', 'cupy.linalg', 'cupyx')
 _saved: dict = {}
 
 
@@ -39,8 +38,8 @@ def install() -> None:
 
 def uninstall() -> None:
     """Restore whatever ``sys.modules`` held before :func:`install`."""
-    for name in _NAMES:
-        old = _saved.pop(name, None)
+    for name in list(_saved):
+        old = _saved.pop(name)
         if old is None:
             sys.modules.pop(name, None)
         else:

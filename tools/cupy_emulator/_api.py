@@ -8,8 +8,12 @@ What is checked as CuPy would:
   arguments are checked against CuPy's signatures where Python exposes them;
 - reductions return 0-d device arrays, not NumPy scalars; there is no ``__index__``;
 - ``cupy.random`` draws only float32/float64 and has its own seed;
-- ``add.at``/``cupyx.scatter_add`` accept only the dtypes CuPy's atomics support.
-Kernels are in ``_kernels.py``. Numerics other than the kernels are NumPy's.
+- ``add.at``/``cupyx.scatter_add`` accept only the dtypes CuPy's atomics support;
+- ``cupy.random`` keeps one ``RandomState`` per GPU in ``cupy.random._generator._random_states``;
+- ``ndarray.data`` is a ``MemoryPointer`` into the owning allocation (``.mem.ptr``, ``.mem.size``)
+  and ``cupy.ndarray(shape, dtype, memptr, strides)`` views it, as CuPy's do.
+Kernels are in ``_kernels.py``, ``cupy.fft`` in ``_fft.py`` and ``cupyx.scipy.special`` in
+``_special.py``. Numerics other than the kernels are NumPy's (and SciPy's).
 """
 from __future__ import annotations
 
@@ -20,7 +24,9 @@ import types
 
 import numpy
 
+from . import _fft
 from . import _kernels
+from . import _special
 
 with open(os.path.join(os.path.dirname(__file__), 'cupy_api.json')) as _f:
     API = json.load(_f)
@@ -66,6 +72,12 @@ def _unwrap(obj, host_ok: bool = False, where: str = ''):
     if t is dict:
         return {k: _unwrap(v, host_ok, where) for k, v in obj.items()}
     return obj
+
+
+def _is_host(obj) -> bool:
+    """A NumPy array, list or tuple: what CuPy's kernels refuse as an array argument."""
+    t = type(obj)
+    return t is list or t is tuple or (isinstance(obj, numpy.ndarray) and t is not ndarray)
 
 
 def _arrays_in(obj):
@@ -233,8 +245,15 @@ class ndarray:
     __hash__ = None
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order='C'):
-        self._a = numpy.empty(shape, dtype, order=order)
-        self._device = _state['current']
+        if memptr is None:
+            self._a = numpy.empty(shape, dtype, order=order)
+            self._device = _state['current']
+            return
+        # a view of an existing allocation, as CuPy makes one from a MemoryPointer
+        owner = memptr.mem._owner
+        self._a = numpy.ndarray(shape, dtype, buffer=owner, offset=memptr.ptr - memptr.mem.ptr,
+                                strides=strides, order=order)
+        self._device = memptr.device_id
 
     # -- attributes --
     shape = property(lambda self: self._a.shape)
@@ -247,8 +266,12 @@ class ndarray:
     flags = property(lambda self: self._a.flags)
     T = property(lambda self: _make(self._a.T, self._device))
     device = property(lambda self: Device(self._device))
-    data = property(lambda self: types.SimpleNamespace(ptr=self._a.ctypes.data,
-                                                       device_id=self._device))
+
+    @property
+    def data(self):
+        """A ``MemoryPointer`` into the allocation (the NumPy array owning the buffer)."""
+        mem = _Memory(_owner(self._a), self._device)
+        return MemoryPointer(mem, self._a.__array_interface__['data'][0] - mem.ptr)
 
     @property
     def base(self):
@@ -258,9 +281,26 @@ class ndarray:
     def real(self):
         return _make(self._a.real, self._device)
 
+    @real.setter
+    def real(self, value):
+        self._set_part('real', value)
+
     @property
     def imag(self):
         return _make(self._a.imag, self._device)
+
+    @imag.setter
+    def imag(self, value):
+        self._set_part('imag', value)
+
+    def _set_part(self, part: str, value) -> None:
+        # CuPy copies with an elementwise kernel: device arrays (on the current GPU) and
+        # scalars only
+        where = f'ndarray.{part}'
+        if _is_host(value):
+            raise TypeError(f'Unsupported type {type(value)} (in {where})')
+        launch_device((self, value), where)
+        setattr(self._a, part, _unwrap(value))
 
     @shape.setter
     def shape(self, value):
@@ -403,6 +443,41 @@ class ndarray:
 ndarray.__module__ = 'cupy'
 
 
+def _owner(a: numpy.ndarray) -> numpy.ndarray:
+    """The NumPy array that owns the buffer behind ``a`` (the allocation, in CuPy's words)."""
+    while isinstance(a.base, numpy.ndarray):
+        a = a.base
+    return a
+
+
+class _Memory:
+    """``cupy.cuda.Memory``: one allocation, ``ptr`` its start and ``size`` its bytes."""
+
+    def __init__(self, owner: numpy.ndarray, device: int) -> None:
+        self._owner = owner
+        self.ptr = owner.__array_interface__['data'][0]
+        self.size = owner.nbytes
+        self.device_id = device
+
+
+class MemoryPointer:
+    """``cupy.cuda.MemoryPointer(mem, offset)``: an address inside an allocation."""
+
+    def __init__(self, mem: _Memory, offset: int) -> None:
+        if not 0 <= offset <= mem.size:
+            raise ValueError(f'offset {offset} is outside the allocation of {mem.size} bytes')
+        self.mem = mem
+        self.ptr = mem.ptr + offset
+        self.device_id = mem.device_id
+        self.device = Device(mem.device_id)
+
+    def __int__(self):
+        return self.ptr
+
+
+MemoryPointer.__module__ = 'cupy.cuda.memory'
+
+
 # -- devices and streams --
 
 class Device:
@@ -482,50 +557,122 @@ def _numpy_sampler(name: str) -> str:
             'sample': 'random_sample'}.get(name, name)
 
 
-def _random_module() -> types.ModuleType:
-    """``cupy.random`` on its own NumPy ``RandomState``: CuPy's names and signatures, float
-    samplers limited to float32/float64 as CuPy's are."""
-    mod = types.ModuleType('cupy.random')
-    rs = numpy.random.RandomState(0)
+# cupy.random names that are not samplers of a RandomState
+_RANDOM_OWN = {'seed', 'rand', 'randn', 'shuffle', 'get_random_state', 'set_random_state',
+               'reset_states'}
 
-    def sampler(name, sig):
-        names = [n for n, _ in sig]
-        np_name = _numpy_sampler(name)
 
-        def sample(*args, **kwargs):
-            qualname = f'cupy.random.{name}'
-            _check_signature(qualname, sig, args, kwargs)
-            bound = dict(zip(names, args), **kwargs)
-            dtype = bound.pop('dtype', None)
-            if dtype is not None and name not in _INT_SAMPLERS:
-                dtype = numpy.dtype(dtype)
-                if dtype.char not in ('f', 'd'):
-                    raise TypeError('cupy.random only supports float32 and float64')
-            elif name not in _INT_SAMPLERS and 'dtype' in names:
-                dtype = numpy.dtype(float)
-            res = getattr(rs, np_name)(**_unwrap(bound, where=qualname))
-            res = numpy.asarray(res)
-            return _make(res if dtype is None else res.astype(dtype), _state['current'])
-        return sample
+def _sampler(name: str, sig):
+    """``RandomState.<name>``: CuPy's signature, float samplers in float32/float64 only."""
+    names = [n for n, _ in sig]
+    np_name = _numpy_sampler(name)
+    qualname = f'cupy.random.{name}'
 
-    for name, sig in API['cupy.random'].items():
-        if sig is not None and hasattr(rs, _numpy_sampler(name)):
-            setattr(mod, name, sampler(name, sig))
+    def sample(self, *args, **kwargs):
+        _check_signature(qualname, sig, args, kwargs)
+        bound = dict(zip(names, args), **kwargs)
+        dtype = bound.pop('dtype', None)
+        if dtype is not None and name not in _INT_SAMPLERS:
+            dtype = numpy.dtype(dtype)
+            if dtype.char not in ('f', 'd'):
+                raise TypeError('cupy.random only supports float32 and float64')
+        elif name not in _INT_SAMPLERS and 'dtype' in names:
+            dtype = numpy.dtype(float)
+        res = numpy.asarray(getattr(self._rs, np_name)(**_unwrap(bound, where=qualname)))
+        return _make(res if dtype is None else res.astype(dtype), _state['current'])
+    sample.__name__ = name
+    return sample
+
+
+class RandomState:
+    """``cupy.random.RandomState`` on a NumPy ``RandomState`` (its own stream, not NumPy's
+    global one); the samplers are CuPy's, set on the class by :func:`_random_module`."""
+
+    def __init__(self, seed=None, method=None):
+        self._rs = numpy.random.RandomState()
+        self.seed(seed)
+
+    def seed(self, seed=None):
+        self._rs.seed(None if seed is None else int(seed) % (2 ** 32))
+
+    def rand(self, *size, **kwarg):
+        dtype = kwarg.pop('dtype', float)
+        if kwarg:
+            raise TypeError(f'rand() got unexpected keyword arguments {", ".join(kwarg)}')
+        return self.random_sample(size, dtype=dtype)
+
+    def randn(self, *size, **kwarg):
+        dtype = kwarg.pop('dtype', float)
+        if kwarg:
+            raise TypeError(f'randn() got unexpected keyword arguments {", ".join(kwarg)}')
+        return self.standard_normal(size, dtype=dtype)
+
+    def shuffle(self, a):
+        if type(a) is not ndarray:
+            raise TypeError('The array must be cupy.ndarray')
+        launch_device((a,), 'cupy.random.shuffle')
+        a._a[...] = a._a[self._rs.permutation(len(a))]
+
+
+RandomState.__module__ = 'cupy.random._generator'
+
+
+def _generator_module() -> types.ModuleType:
+    """``cupy.random._generator``: one ``RandomState`` per GPU in ``_random_states``, made on
+    first use. A new state is seeded from ``CUPY_SEED`` as in CuPy, and from 0 when it is unset
+    (CuPy then seeds from the OS; a fixed seed keeps emulated runs reproducible)."""
+    gen = types.ModuleType('cupy.random._generator')
+    gen.RandomState = RandomState
+    gen._random_states = {}
+
+    def get_random_state():
+        dev = _state['current']
+        rs = gen._random_states.get(dev)
+        if rs is None:
+            rs = gen._random_states.setdefault(dev, RandomState(os.environ.get('CUPY_SEED', 0)))
+        return rs
+
+    def set_random_state(rs):
+        if not isinstance(rs, RandomState):
+            raise TypeError(f'Random state must be an instance of RandomState. '
+                            f'Actual: {type(rs)}')
+        gen._random_states[_state['current']] = rs
+
+    def reset_states():
+        gen._random_states = {}
 
     def seed(seed=None):
-        rs.seed(None if seed is None else int(seed) % (2 ** 32))
+        get_random_state().seed(seed)
 
-    def rand(*size, dtype=float):
-        return mod.random_sample(size, dtype=dtype)
+    gen.get_random_state, gen.set_random_state = get_random_state, set_random_state
+    gen.reset_states, gen.seed = reset_states, seed
+    return gen
 
-    def randn(*size, dtype=float):
-        return mod.standard_normal(size, dtype=dtype)
 
-    def shuffle(a):
-        a._a[...] = a._a[rs.permutation(len(a))]
+def _random_module() -> types.ModuleType:
+    """``cupy.random``: each function draws from the current GPU's ``RandomState``."""
+    mod = types.ModuleType('cupy.random')
+    mod.__path__ = []
+    gen = mod._generator = _generator_module()
+    mod.RandomState = RandomState
 
-    mod.seed, mod.rand, mod.randn, mod.shuffle = seed, rand, randn, shuffle
-    mod.get_random_state = lambda: mod
+    def forward(name):
+        def f(*args, **kwargs):
+            return getattr(gen.get_random_state(), name)(*args, **kwargs)
+        f.__name__ = name
+        f.__module__ = 'cupy.random'
+        return f
+
+    for name, sig in API['cupy.random'].items():
+        if name in _RANDOM_OWN or sig is None:
+            continue
+        if hasattr(numpy.random.RandomState, _numpy_sampler(name)):
+            setattr(RandomState, name, _sampler(name, sig))
+            setattr(mod, name, forward(name))
+    for name in ('rand', 'randn', 'shuffle'):
+        setattr(mod, name, forward(name))
+    for name in ('seed', 'get_random_state', 'set_random_state', 'reset_states'):
+        setattr(mod, name, getattr(gen, name))
     return mod
 
 
@@ -540,6 +687,8 @@ def _cuda_module() -> types.ModuleType:
         getDeviceProperties=lambda device: {'name': b'CuPy emulator (CPU)',
                                             'totalGlobalMem': 0, 'major': 0, 'minor': 0})
     mod.is_available = lambda: _state['count'] > 0
+    mod.get_device_id = lambda: _state['current']
+    mod.MemoryPointer = MemoryPointer
     return mod
 
 
@@ -615,6 +764,26 @@ def copyto(dst, src, casting='same_kind', where=None):
                  **({} if where is None else {'where': _unwrap(where)}))
 
 
+class broadcast:
+    """``cupy.broadcast(*arrays)``: the broadcast shape and views (NumPy's class would read
+    the device arrays on the host)."""
+
+    def __init__(self, *arrays):
+        for a in arrays:
+            if _is_host(a):
+                raise TypeError(f'Unsupported type {type(a)} (in cupy.broadcast)')
+        dev = _state['current']
+        views = numpy.broadcast_arrays(*[numpy.asarray(_unwrap(a)) for a in arrays])
+        self.values = tuple(_make(v, a._device if type(a) is ndarray else dev)
+                            for v, a in zip(views, arrays))
+        self.shape = views[0].shape if views else ()
+        self.size = int(numpy.prod(self.shape, dtype=numpy.int64))
+        self.nd = len(self.shape)
+
+
+broadcast.__module__ = 'cupy'
+
+
 def scatter_add(a, slices, value):
     _ufunc_at(numpy.add, a, slices, value if type(value) is ndarray else asarray(value))
 
@@ -640,7 +809,7 @@ def build() -> dict:
     cupy.__version__ = '14.2.0+emulated'
     cupy.ndarray = ndarray
     cupy.asarray, cupy.array, cupy.asnumpy, cupy.copyto = asarray, array, asnumpy, copyto
-    cupy.get_array_module = get_array_module
+    cupy.get_array_module, cupy.broadcast = get_array_module, broadcast
     cupy.ElementwiseKernel = _kernels.ElementwiseKernel
     cupy.ReductionKernel = _kernels.ReductionKernel
     pool = _MemoryPool()
@@ -655,9 +824,15 @@ def build() -> dict:
         numpy.lib.stride_tricks.as_strided, 'cupy.lib.stride_tricks.as_strided',
         [['x', 'POSITIONAL_OR_KEYWORD'], ['shape', 'POSITIONAL_OR_KEYWORD'],
          ['strides', 'POSITIONAL_OR_KEYWORD']])
+    cupy.newaxis = None  # NumPy's value; the generic lookup takes None for "not emulated"
+    cupy.fft = _fft.fft_module()
     cupyx = types.ModuleType('cupyx')
     cupyx.scatter_add = scatter_add
     cupyx.__path__ = []
+    scipy = _special.scipy_modules()
+    cupyx.scipy = scipy['cupyx.scipy']
     _MODULES.update({'cupy': cupy, 'cupy.cuda': cupy.cuda, 'cupy.random': cupy.random,
-                     'cupy.linalg': cupy.linalg, 'cupyx': cupyx})
+                     'cupy.random._generator': cupy.random._generator,
+                     'cupy.linalg': cupy.linalg, 'cupy.fft': cupy.fft, 'cupyx': cupyx,
+                     **scipy})
     return dict(_MODULES)

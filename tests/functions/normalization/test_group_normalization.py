@@ -86,9 +86,9 @@ class TestMulInvStd(PytestFunctionTestCase):
     def forward(self, inputs, device):
         x, y = inputs
         xv = x.array.astype(np.float64)
-        mean = xv.mean(axis=1) if x.size else np.zeros(x.shape[0])
+        mean = xv.mean(axis=1) if x.size else x.xp.zeros(x.shape[0])
         inv_std = (((xv - mean[:, None]) ** 2).mean(axis=1) + self.eps) ** -0.5 \
-            if x.size else np.ones(x.shape[0])
+            if x.size else x.xp.ones(x.shape[0])
         return _MulInvStd(self.eps, mean.astype(self.dtype),
                           inv_std.astype(self.dtype)).apply((x, y))
 
