@@ -170,3 +170,32 @@ def test_documentation_links_resolve():
             if not path.exists():
                 broken.append(f'{page.relative_to(ROOT)} -> {target}')
     assert not broken, broken
+
+
+def _extras():
+    # pyproject's [project.optional-dependencies] table, read without tomllib (Python 3.10).
+    text = (ROOT / 'pyproject.toml').read_text(encoding='utf-8')
+    table = text.split('[project.optional-dependencies]', 1)[1].split('\n[', 1)[0]
+    return set(re.findall(r'^([A-Za-z0-9_-]+)\s*=', table, re.M))
+
+
+def test_every_recommended_extra_exists():
+    # Issue 13, item 9: messages recommended chainlet[graphviz] and chainlet[progress], which
+    # pip would install as plain chainlet (with only a warning).
+    extras = _extras()
+    named = {}
+    for base in ('chainlet', 'docs', 'examples'):
+        for path in (ROOT / base).rglob('*'):
+            if path.suffix in ('.py', '.md'):
+                for extra in re.findall(r'chainlet\[([A-Za-z0-9_-]+)\]', path.read_text('utf-8')):
+                    named.setdefault(extra, path.relative_to(ROOT))
+    missing = {e: str(p) for e, p in named.items() if e not in extras}
+    assert not missing, f'extras recommended but not in pyproject.toml: {missing}'
+
+
+def test_license_file_matches_pyproject():
+    pyproject = (ROOT / 'pyproject.toml').read_text(encoding='utf-8')
+    assert re.search(r'license\s*=\s*\{\s*text\s*=\s*"MIT"', pyproject)
+    text = (ROOT / 'LICENSE').read_text(encoding='utf-8')
+    assert text.startswith('MIT License') and 'chainlet developers' in text
+    assert 'chainlet developers' in pyproject
