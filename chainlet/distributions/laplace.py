@@ -22,6 +22,34 @@ from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import as_param, broadcast_shape, float_like
 
 
+def _laplace_cdf(x: Any) -> chainlet.Variable:
+    """The CDF of the standard Laplace distribution, differentiable (Chainer's helper).
+
+    ``0.5 exp(x)`` below 0 and ``1 - 0.5 exp(-x)`` above, written as one formula in ``|x|``.
+
+    Args:
+        x: A float array or Variable.
+
+    Returns:
+        A Variable of the same shape.
+    """
+    x = as_param(x)
+    return 0.5 + 0.5 * F.sign(x) * -F.expm1(-F.absolute(x))
+
+
+def _laplace_icdf(x: Any) -> chainlet.Variable:
+    """The inverse CDF of the standard Laplace distribution, differentiable.
+
+    Args:
+        x: Probabilities in ``(0, 1)`` (array or Variable).
+
+    Returns:
+        A Variable of the same shape.
+    """
+    q = as_param(x) - 0.5
+    return -F.sign(q) * F.log1p(-2 * F.absolute(q))
+
+
 class Laplace(distribution.Distribution):
     """Laplace distribution.
 
@@ -58,13 +86,10 @@ class Laplace(distribution.Distribution):
         return -F.absolute(self._z(x)) - F.log(2 * self.scale)
 
     def cdf(self, x: Any) -> chainlet.Variable:
-        z = self._z(x)
-        # 0.5 exp(z) below the location, 1 - 0.5 exp(-z) above: one formula with |z|.
-        return 0.5 + 0.5 * F.sign(z) * -F.expm1(-F.absolute(z))
+        return _laplace_cdf(self._z(x))
 
     def icdf(self, x: Any) -> chainlet.Variable:
-        q = float_like(x, self.loc) - 0.5
-        return self.loc - self.scale * F.sign(q) * F.log1p(-2 * F.absolute(q))
+        return self.loc + self.scale * _laplace_icdf(float_like(x, self.loc))
 
     @property
     def entropy(self) -> chainlet.Variable:
