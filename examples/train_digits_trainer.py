@@ -6,9 +6,9 @@ Run:
     python examples/train_digits_trainer.py [--epochs 20] [--out result] [--resume SNAPSHOT]
         [--device @numpy | @cupy:0]
 
-Resume an interrupted run from one of its snapshots (written every epoch into --out;
-the last three are kept):
-    python examples/train_digits_trainer.py --epochs 30 --resume result/snapshot_iter_900
+Resume an interrupted run from one of its snapshots (written at the end of every epoch into
+--out as snapshot_epoch_<epoch>; the last three are kept). After the default 20 epochs:
+    python examples/train_digits_trainer.py --epochs 30 --resume result/snapshot_epoch_20
 """
 from __future__ import annotations
 
@@ -67,7 +67,10 @@ def main():
     trainer = training.Trainer(updater, (args.epochs, 'epoch'), out=args.out)
 
     trainer.extend(extensions.Evaluator(test_iter, model, device=args.device))
-    trainer.extend(extensions.snapshot(n_retains=3), trigger=(1, 'epoch'))
+    # Named by epoch: iterations per epoch (1438 / 32) are not whole, so iteration numbers
+    # of the epoch ends (899 after 20 epochs) are hard to guess.
+    trainer.extend(extensions.snapshot(filename='snapshot_epoch_{.updater.epoch}', n_retains=3),
+                   trigger=(1, 'epoch'))
     trainer.extend(extensions.LogReport())
     if extensions.PlotReport.available():
         trainer.extend(extensions.PlotReport(['main/loss', 'validation/main/loss'], 'epoch',
