@@ -201,29 +201,6 @@ def test_license_file_matches_pyproject():
     assert 'chainlet developers' in pyproject
 
 
-def test_example_train_digits_trainer_resumes_from_the_documented_snapshot(tmp_path):
-    # Issue 13, item 9: the example told users to resume from snapshot_iter_900, never written.
-    pytest.importorskip('sklearn')
-    script = 'examples/train_digits_trainer.py'
-    source = (ROOT / script).read_text(encoding='utf-8')
-    default_epochs = int(re.search(r"'--epochs', '-e', type=int, default=(\d+)", source).group(1))
-    documented = re.search(r'--resume result/(\S+)', source).group(1)
-    assert documented == f'snapshot_epoch_{default_epochs}'
-    out = tmp_path / 'result'
-    first = _run_example(script, '--epochs', '2', '--out', str(out), '--progress-interval',
-                         '1000')
-    assert (out / 'snapshot_epoch_2').exists()
-    resumed = _run_example(script, '--epochs', '3', '--out', str(out), '--progress-interval',
-                           '1000', '--resume', str(out / 'snapshot_epoch_2'))
-
-    def rows(text):
-        return [line.split() for line in text.splitlines() if re.match(r'\d+\s+\d', line)]
-    # As in Chainer, PrintReport shows the restored log again: rows 1-2 are the first run's
-    # own numbers (elapsed times included, so they were not recomputed), then epoch 3.
-    assert rows(resumed)[:2] == rows(first) and [r[0] for r in rows(resumed)] == ['1', '2', '3']
-    assert (out / 'snapshot_epoch_3').exists()
-
-
 def test_trainer_tutorial_resumes_from_a_snapshot_it_writes(tmp_path):
     # The tutorial's trainer (digits, batch 32, a snapshot per epoch, 20 epochs) and the file
     # name its resume snippet loads; a one-layer model keeps this fast.
