@@ -23,9 +23,9 @@ from typing import Any, Callable, Optional
 
 import numpy
 
+import chainlet
 import chainlet.functions as F
 from chainlet import Variable, backend
-from chainlet.functions.loss._common import check_labels
 
 EPSILON = 1e-7
 _REDUCTIONS = ('sum_over_batch_size', 'sum', 'mean', 'none', None)
@@ -133,6 +133,34 @@ def categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False
     return -F.sum(t * logp, axis=axis)
 
 
+def _check_labels(t: Any, n_class: int, ignore_class: Optional[int] = None) -> None:
+    """Raise ``ValueError`` unless every label is in ``[0, n_class)`` or is ``ignore_class``.
+
+    The one label check of the sparse Keras losses (both the function and the fused
+    ``from_logits`` path of the class call it): NumPy's negative indexing would read ``-1`` as
+    the last class and chainlet's ``softmax_cross_entropy`` would skip it as its ignore label, so
+    a wrong label would train without a word. Same rule and message as the label check of
+    chainlet's own classification losses (``chainlet.functions``), which ``chainlet.keras`` may
+    not import (it is private). As there, the check runs on NumPy always and on a GPU in debug
+    mode only, since reading the verdict back costs a device sync.
+    """
+    xp = backend.get_array_module(t)
+    if t.size == 0 or not (xp is numpy or chainlet.config.debug):
+        return
+    ok = (t >= 0) & (t < n_class)
+    if ignore_class is not None:
+        ok |= t == ignore_class
+    if bool(ok.all()):
+        return
+    bad = sorted(set(backend.to_cpu(t[~ok]).ravel().tolist()))
+    shown = ', '.join(str(b) for b in bad[:5]) + (', ...' if len(bad) > 5 else '')
+    expected = f'labels in [0, {n_class})'
+    if ignore_class is not None:
+        expected += f' or ignore_class {ignore_class}'
+    raise ValueError(f'sparse_categorical_crossentropy: argument y_true: expected {expected}, '
+                     f'got {shown}')
+
+
 def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
                                     ignore_class: Optional[int] = None,
                                     axis: int = -1) -> Variable:
@@ -152,10 +180,7 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
                          f'without its class axis; got y_true {tuple(t.shape)} and y_pred '
                          f'{tuple(y.shape)}')
     n_class = y.shape[-1]
-    # The labels are checked where chainlet's classification losses check theirs: NumPy's
-    # negative indexing would read -1 as the last class, and softmax_cross_entropy would skip
-    # it as its ignore_label, so an out-of-range label must fail here, not train.
-    check_labels('sparse_categorical_crossentropy', t, n_class, ignore_class, name='y_true')
+    _check_labels(t, n_class, ignore_class)
     flat_y = F.reshape(y, (-1, n_class)) if y.ndim != 2 else y
     flat_t = t.reshape(-1)
     xp = backend.get_array_module(flat_t)
@@ -355,8 +380,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             if t.ndim == 2 and t.shape[1] == 1:
                 t = t.reshape(-1)
             if t.shape == y_pred.shape[:1]:
-                check_labels('sparse_categorical_crossentropy', t, y_pred.shape[1],
-                             name='y_true')
+                _check_labels(t, y_pred.shape[1])
                 return F.softmax_cross_entropy(y_pred, t)
         return super().__call__(y_true, y_pred, sample_weight)
 

@@ -126,7 +126,7 @@ def test_ignore_class_is_the_one_allowed_label_outside_the_classes():
                                                        ignore_class=-1)
     assert per.array[1] == 0 and per.array[3] == 0 and per.array[0] > 0
     assert np.isfinite(float(loss(labels, logits).array))
-    with pytest.raises(ValueError, match=r'or ignore_label -1, got 5$'):
+    with pytest.raises(ValueError, match=r'or ignore_class -1, got 5$'):
         loss(np.array([0, -1, 5, 1]), logits)
 
 
