@@ -284,3 +284,59 @@ def test_inverse_polynomial_multistep_shift_schedules(setup_factory):
     assert poly_floor == pytest.approx([0.075, 0.05, 0.04, 0.04])
     multi = run_schedule(setup_factory, extensions.MultistepShift('lr', 0.5, [2, 3]), 4)
     assert multi == pytest.approx([0.1, 0.05, 0.025, 0.025])
+
+
+def _screen(text):
+    """What a terminal shows for ``text``: ``\\r`` returns to column 0, ``ESC[K``/``ESC[J``
+    erase to the end of the line/screen, ``ESC[nA`` moves up, printed characters overwrite."""
+    import re
+    rows, r, c = [[]], 0, 0
+    for tok in re.findall(r'\x1b\[\d*[A-Za-z]|\r|\n|[^\x1b\r\n]', text):
+        while len(rows) <= r:
+            rows.append([])
+        if tok == '\n':
+            r, c = r + 1, 0
+        elif tok == '\r':
+            c = 0
+        elif tok.startswith('\x1b'):
+            if tok[-1] == 'A':
+                r = max(r - int(tok[2:-1] or 1), 0)
+            elif tok[-1] in 'KJ':
+                del rows[r][c:]
+                if tok[-1] == 'J':
+                    del rows[r + 1:]
+        else:
+            row = rows[r]
+            row.extend(' ' * (c - len(row)))
+            row[c:c + 1] = [tok]
+            c += 1
+    return [''.join(row).rstrip() for row in rows if ''.join(row).strip()]
+
+
+def test_progress_bar_with_print_report_in_a_terminal():
+    # Issue 13, item 9: in a terminal the table rows were glued to the tqdm bar, the epoch
+    # counter printed as 0.7111111111111111/3, and the bar stayed at its last update (95%).
+    pytest.importorskip('tqdm')
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    rng = np.random.RandomState(0)
+    x = rng.rand(90, 4).astype(np.float32)
+    train = chainlet.datasets.TupleDataset(x, (x.sum(1) > 2).astype(np.int32))
+    model = chainlet.links.Classifier(chainlet.links.Linear(4, 2))
+    optimizer = chainlet.optimizers.SGD().setup(model)
+    updater = training.updaters.StandardUpdater(iterators.SerialIterator(train, 32), optimizer)
+    trainer = training.Trainer(updater, (3, 'epoch'))  # 9 iterations; epoch 3.2 at the end
+    term = Terminal()
+    trainer.extend(extensions.LogReport(filename=None))
+    trainer.extend(extensions.PrintReport(['epoch', 'main/loss'], out=term))
+    trainer.extend(extensions.ProgressBar(update_interval=4, out=term))
+    trainer.run()
+    shown = _screen(term.getvalue())
+    assert shown[0].split() == ['epoch', 'main/loss']
+    assert [row.split()[0] for row in shown[1:4]] == ['1', '2', '3']
+    assert all(len(row.split()) == 2 for row in shown[1:4]), shown  # nothing glued to a row
+    assert len(shown) == 5 and shown[4].startswith('100%|') and '| 3.00/3 ' in shown[4]
+    assert '0.7111' not in term.getvalue()

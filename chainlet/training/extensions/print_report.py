@@ -66,7 +66,7 @@ class PrintReport(extension.Extension):
         new since the previous call."""
         out = self._out
         if self._header:
-            out.write(self._header)
+            _write_line(out, self._header.rstrip('\n'))
             self._header = None
         log = log_report.log
         while len(log) > self._log_len:
@@ -85,15 +85,30 @@ class PrintReport(extension.Extension):
             text = f'{value:<{width}g}' if isinstance(value, (int, float)) \
                 else f'{value!s:<{width}}'
             cells.append(text)
-        line = '  '.join(cells).rstrip()
-        if _is_terminal(self._out):
-            line = '\033[J' + line  # clears a progress bar drawn below the cursor
-        self._out.write(line + '\n')
+        _write_line(self._out, '  '.join(cells).rstrip())
 
     def serialize(self, serializer: Any) -> None:
         """Save or load an owned ``LogReport`` (a resumed run reprints the whole table)."""
         if isinstance(self._log_report, LogReport):
             self._log_report.serialize(serializer['_log_report'])
+
+
+def _write_line(out: Any, line: str) -> None:
+    """Write one line of the table, keeping a progress bar on the same terminal intact.
+
+    A tqdm bar (``ProgressBar`` in a terminal) leaves the cursor at the end of its own line,
+    so a plain write would glue the row to the bar. ``tqdm.write`` clears the bars drawn on
+    ``out``, writes the line and redraws them below it. Without tqdm, ``ESC [J`` clears what a
+    plain progress display left below the cursor (as Chainer does).
+    """
+    if not _is_terminal(out):
+        out.write(line + '\n')
+        return
+    tqdm = sys.modules.get('tqdm')  # only a bar that exists needs care; never import it here
+    if tqdm is not None and getattr(tqdm, 'tqdm', None) is not None:
+        tqdm.tqdm.write(line, file=out)
+    else:
+        out.write('\033[J' + line + '\n')
 
 
 def _is_terminal(out: Any) -> bool:

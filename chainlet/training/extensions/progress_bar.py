@@ -35,7 +35,7 @@ class ProgressBar(extension.Extension):
     """Report the training progress every ``update_interval`` iterations.
 
     When ``out`` is a terminal and `tqdm <https://github.com/tqdm/tqdm>`_ is installed
-    (``pip install "chainlet[examples]"`` or ``pip install tqdm``), a tqdm bar is drawn and
+    (``pip install "chainlet[progress]"``), a tqdm bar is drawn and
     redrawn in place. Otherwise (a file, a pipe, a CI log, or no tqdm) one plain line is
     written every ``update_interval`` iterations, e.g.::
 
@@ -64,6 +64,7 @@ class ProgressBar(extension.Extension):
         self._bar: Any = None
         self._use_tqdm: Optional[bool] = None
         self._recent: collections.deque = collections.deque(maxlen=10)
+        self._updater: Any = None
 
     def _length(self, trainer: Any) -> Optional[tuple]:
         if self._training_length is None:
@@ -74,7 +75,7 @@ class ProgressBar(extension.Extension):
 
     def __call__(self, trainer: Any) -> None:
         """Update the display when the iteration is a multiple of ``update_interval``."""
-        updater = trainer.updater
+        updater = self._updater = trainer.updater
         iteration = updater.iteration
         epoch_detail = updater.epoch_detail
         if not self._recent:  # the start of this run: the first point for the speed
@@ -129,18 +130,34 @@ class ProgressBar(extension.Extension):
     def _draw_tqdm(self, iteration: int, epoch_detail: float, length: Optional[tuple]) -> None:
         unit = 'iteration' if length is None else length[1]
         value = epoch_detail if unit == 'epoch' else iteration
+        if length is not None:
+            # The last batch may run past the end (epoch 3.2 of 3 when it wraps around).
+            value = min(value, length[0])
         if self._bar is None:
             tqdm = _tqdm_module()
+            # An epoch count is fractional: tqdm's own counter would print all its digits
+            # (0.7111111111111111/3), so epochs get two decimals.
+            r_bar = ('| {n:.2f}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}{postfix}]'
+                     if unit == 'epoch' else '{r_bar}')
             self._bar = tqdm.tqdm(
                 total=None if length is None else length[0], initial=value, unit=unit,
                 file=self._out, mininterval=0, dynamic_ncols=True,
-                bar_format=f'{{l_bar}}{{bar:{self._bar_length}}}{{r_bar}}')
+                bar_format=f'{{l_bar}}{{bar:{self._bar_length}}}{r_bar}')
         self._bar.set_postfix_str(f'iter {iteration}, epoch {epoch_detail:.2f}', refresh=False)
         self._bar.update(value - self._bar.n)
 
     def finalize(self) -> None:
-        """Close the tqdm bar (plain mode has nothing to close)."""
+        """Bring the tqdm bar to the final state of training and close it.
+
+        The display is updated every ``update_interval`` iterations only, so without this
+        last update a run of 899 iterations would leave the bar at 800 (89%).
+        """
         if self._bar is not None:
+            updater = self._updater
+            if updater is not None:
+                length = self._training_length
+                self._draw_tqdm(updater.iteration, updater.epoch_detail, length)
+                self._bar.refresh()
             self._bar.close()
             self._bar = None
 
