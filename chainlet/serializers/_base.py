@@ -1,4 +1,4 @@
-"""Serializer base classes, the shared loading logic and the atomic file write.
+"""Serializer base classes and the shared loading logic.
 
 The protocol is Chainer's: an object's ``serialize(serializer)`` calls ``serializer(key, value)``
 for each of its values and ``serializer[name]`` for each child. A *saving* serializer stores
@@ -7,16 +7,14 @@ when it is an array, and returns what the object should keep otherwise.
 """
 from __future__ import annotations
 
-import contextlib
 import copy
 import os
-import stat
-import uuid
-from typing import Any, Callable, Iterator, Sequence, Union
+from typing import Any, Callable, Sequence, Union
 
 import numpy
 
 from chainlet import backend
+from chainlet._atomic import atomic_path  # noqa: F401  (the writers import it from here)
 
 
 class AbstractSerializer:
@@ -333,54 +331,6 @@ def describe_file(file: Any) -> str:
 
 def is_path(file: Any) -> bool:
     return isinstance(file, (str, os.PathLike))
-
-
-def _fsync_directory(directory: str) -> None:
-    # Makes the rename itself durable on POSIX; not possible (nor needed) everywhere.
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def atomic_path(path: Union[str, os.PathLike]) -> Iterator[str]:
-    """Yield a temporary path next to ``path``; on success it replaces ``path`` atomically.
-
-    The temporary file is flushed to disk (``fsync``) before ``os.replace``, so ``path`` holds
-    either its old or its complete new content, even after a crash. On any exception the
-    temporary file is removed and ``path`` is left as it was.
-    """
-    target = os.path.realpath(os.fspath(path))  # write through a symlink, do not replace it
-    directory, base = os.path.split(target)
-    tmp = os.path.join(directory, f'.{base}.{uuid.uuid4().hex[:12]}.tmp')
-    # O_EXCL: never clobber another writer's file; mode 0o666 lets the umask apply as for open().
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0),
-                     0o666)
-    except FileNotFoundError as e:
-        raise FileNotFoundError(e.errno, f'cannot write {os.fspath(path)!r}: the folder '
-                                f'{directory!r} does not exist', os.fspath(path)) from None
-    os.close(fd)
-    try:
-        yield tmp
-        with open(tmp, 'rb+') as f:
-            os.fsync(f.fileno())
-        with contextlib.suppress(OSError):
-            if os.path.exists(target):  # keep the permissions of the file being replaced
-                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
-    _fsync_directory(directory or '.')
 
 
 def optional_module(name: str, extra: str, what: str) -> Any:

@@ -1,0 +1,201 @@
+"""The one atomic file write used by every save path (serializers, snapshots, reports, Keras).
+
+A save first writes a hidden temporary file next to its target, flushes it to disk (``fsync``),
+then renames it over the target with :func:`os.replace`, and finally flushes the folder so that
+the rename itself survives a crash. Readers therefore see either the old file or the complete
+new one.
+
+An exception during the write removes the temporary file, but a process that is *killed*
+(``SIGKILL``, out-of-memory killer, a lost node) runs no cleanup code, so its temporary file
+stays behind. To keep such leftovers from piling up (a large model leaves one full-size file per
+kill), the temporary name records the host and the process id of the writer::
+
+    .<target name>.<host>-<pid>.<random>.tmp
+
+and every save first removes the leftovers *of the same target* whose writer was on this host
+and is no longer running. Files of live writers and of other hosts (a shared folder) are never
+touched, and a recycled process id only delays a removal, it never removes a live file.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+import stat
+import uuid
+from typing import Iterator, Union
+
+PathLike = Union[str, 'os.PathLike[str]']
+
+_TEMP_SUFFIX = '.tmp'
+
+
+def _host_tag() -> str:
+    # Dots separate the fields of the temporary name, so keep only a safe subset of the name.
+    return re.sub(r'[^A-Za-z0-9_-]', '_', socket.gethostname() or 'host')[:40]
+
+
+def temp_name(path: PathLike) -> str:
+    """Return a fresh hidden temporary name next to ``path``.
+
+    Args:
+        path: The target file.
+
+    Returns:
+        ``<folder>/.<name>.<host>-<pid>.<random>.tmp``.
+
+    Example:
+        >>> import os
+        >>> name = os.path.basename(temp_name('/tmp/model.npz'))
+        >>> name.startswith('.model.npz.') and name.endswith('.tmp')
+        True
+    """
+    directory, base = os.path.split(os.path.abspath(os.fspath(path)))
+    return os.path.join(directory,
+                        f'.{base}.{_host_tag()}-{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp')
+
+
+def is_temp_name(filename: str) -> bool:
+    """True for a file name made by :func:`temp_name` (skipped when scanning for snapshots).
+
+    Example:
+        >>> is_temp_name('.snapshot_iter_10.myhost-123.0a1b2c3d4e5f.tmp')
+        True
+        >>> is_temp_name('snapshot_iter_10')
+        False
+    """
+    return filename.startswith('.') and filename.endswith(_TEMP_SUFFIX)
+
+
+def _pid_is_running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)  # signal 0: only checks that the process exists
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists but belongs to someone else, or we cannot tell: keep its file
+    return True
+
+
+def remove_stale_temps(path: PathLike) -> list[str]:
+    """Remove the temporary files that killed writers of ``path`` left behind.
+
+    Only files named by :func:`temp_name` for this very target, written on this host by a process
+    that no longer runs, are removed.
+
+    Args:
+        path: The target file whose leftovers are removed.
+
+    Returns:
+        The removed paths.
+    """
+    directory, base = os.path.split(os.path.abspath(os.fspath(path)))
+    pattern = re.compile(re.escape(f'.{base}.') + r'(?P<host>[A-Za-z0-9_-]+)-(?P<pid>[0-9]+)'
+                         r'\.[0-9a-f]+' + re.escape(_TEMP_SUFFIX) + '$')
+    host = _host_tag()
+    removed = []
+    try:
+        names = os.listdir(directory or '.')
+    except OSError:
+        return removed
+    for name in names:
+        match = pattern.match(name)
+        if match is None or match['host'] != host or _pid_is_running(int(match['pid'])):
+            continue
+        full = os.path.join(directory, name)
+        with contextlib.suppress(OSError):
+            os.remove(full)
+            removed.append(full)
+    return removed
+
+
+def _fsync_path(path: str) -> None:
+    # Folders cannot be opened for writing and some platforms refuse fsync on them (harmless).
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, 'O_BINARY', 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: PathLike) -> Iterator[str]:
+    """Yield a temporary path; when the block succeeds it atomically replaces ``path``.
+
+    The caller writes the complete file to the yielded path (by name: any library that takes a
+    file name works). On success the file is flushed to disk, given the permissions of the file
+    it replaces (or the umask's default ``0o666 & ~umask`` for a new file, as with :func:`open`),
+    and renamed over ``path``; a symbolic link ``path`` is written through, not replaced. On an
+    exception the temporary file is removed and ``path`` keeps its previous content. Leftovers of
+    killed earlier writers of ``path`` are removed first (see the module docstring).
+
+    Args:
+        path: The file to write.
+
+    Yields:
+        The temporary path to write to; it exists (empty) when the block starts.
+
+    Raises:
+        FileNotFoundError: The folder of ``path`` does not exist (the message names it).
+
+    Example:
+        >>> import os, tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> target = os.path.join(folder, 'out.txt')
+        >>> with atomic_path(target) as tmp:
+        ...     with open(tmp, 'w') as f:
+        ...         _ = f.write('done')
+        >>> with open(target) as f:
+        ...     f.read(), os.listdir(folder)
+        ('done', ['out.txt'])
+    """
+    shown = os.fspath(path)
+    target = os.path.realpath(shown)
+    directory = os.path.dirname(target)
+    remove_stale_temps(target)
+    tmp = temp_name(target)
+    try:
+        # O_EXCL: never clobber another writer's file; 0o666 lets the umask apply as for open().
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0),
+                     0o666)
+    except FileNotFoundError as e:
+        raise FileNotFoundError(e.errno, f'cannot write {shown!r}: the folder {directory!r} '
+                                f'does not exist', shown) from None
+    os.close(fd)
+    try:
+        yield tmp
+        if not os.path.exists(tmp):
+            raise RuntimeError(f'atomic write of {shown!r}: the temporary file {tmp!r} was '
+                               f'removed before it could replace the target')
+        _fsync_path(tmp)
+        with contextlib.suppress(OSError):
+            if os.path.exists(target):  # keep the permissions of the file being replaced
+                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+    _fsync_path(directory or '.')
+
+
+def write_bytes(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        with open(tmp, 'wb') as f:
+            f.write(data)
+
+
+def write_text(path: PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        with open(tmp, 'w', encoding='utf-8') as f:
+            f.write(text)
