@@ -23,6 +23,8 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import struct
+import tokenize
 import zipfile
 import zlib
 from typing import IO, Any, Iterator, Mapping, Optional, Union
@@ -37,8 +39,13 @@ from chainlet.serializers._base import (
 # Entry listing the keys whose value is None: ``None`` has no pickle-free .npy form.
 NONE_KEYS_ENTRY = '__chainlet__/none_keys'
 
+# Everything that reading damaged bytes can raise inside zipfile/NumPy. Besides the obvious
+# ones: NumPy 1.x re-parses a broken .npy header with ``tokenize`` (TokenError, SyntaxError);
+# zipfile raises NotImplementedError for an unknown "version needed" field and RuntimeError for
+# a set "encrypted" flag; struct.error and KeyError come from inconsistent directory fields.
 _READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError,
-                pickle.UnpicklingError)
+                pickle.UnpicklingError, tokenize.TokenError, SyntaxError, NotImplementedError,
+                RuntimeError, struct.error, KeyError, IndexError)
 
 FileLike = Union[str, os.PathLike, IO[bytes]]
 
