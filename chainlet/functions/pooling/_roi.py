@@ -32,6 +32,7 @@ import numpy
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions.pooling._windows import AdjointNode, adjoint_pair
 
 
 # -- arguments ---------------------------------------------------------------------------------
@@ -274,17 +275,11 @@ class SampleMap:
                 yield (base + row) * w + self.col_i[ridx, pcol, g_col, ib], weight
 
 
-class ROIGather(FunctionNode):
+class ROIGather(AdjointNode):
     """``y[e] = sum_k weight_k[e] * x.flat[pos_k[e]]`` over the corners of a :class:`SampleMap`.
     """
 
-    def __init__(self, table: SampleMap, label: str = 'ROIGather') -> None:
-        self.table = table
-        self._label = label
-
-    @property
-    def label(self) -> str:
-        return self._label
+    fields = ('table',)
 
     def forward(self, inputs):
         x, = inputs
@@ -297,20 +292,11 @@ class ROIGather(FunctionNode):
             y += xp.where(weight != 0, flat[pos] * weight.astype(x.dtype, copy=False), 0)
         return y,
 
-    def backward(self, indexes, grad_outputs):
-        return ROIScatter(self.table).apply(grad_outputs)
 
-
-class ROIScatter(FunctionNode):
+class ROIScatter(AdjointNode):
     """Adjoint of :class:`ROIGather`: ``gx.flat[pos_k[e]] += weight_k[e] * gy[e]``."""
 
-    def __init__(self, table: SampleMap, label: str = 'ROIScatter') -> None:
-        self.table = table
-        self._label = label
-
-    @property
-    def label(self) -> str:
-        return self._label
+    fields = ('table',)
 
     def forward(self, inputs):
         gy, = inputs
@@ -326,8 +312,8 @@ class ROIScatter(FunctionNode):
             gx = part if gx is None else gx + part
         return gx[:size].astype(gy.dtype).reshape(self.table.x_shape),
 
-    def backward(self, indexes, grad_outputs):
-        return ROIGather(self.table).apply(grad_outputs)
+
+adjoint_pair(ROIGather, ROIScatter)
 
 
 # -- separable sums ----------------------------------------------------------------------------
@@ -338,18 +324,14 @@ def _groups(roi_index: numpy.ndarray, xp: Any) -> list:
             for b in numpy.unique(roi_index)]
 
 
-class ROISeparable(FunctionNode):
-    """``y[r] = my[r] @ x[roi_index[r]] @ mx[r].T`` for every RoI ``r`` and channel."""
+class ROISeparable(AdjointNode):
+    """``y[r] = my[r] @ x[roi_index[r]] @ mx[r].T`` for every RoI ``r`` and channel.
 
-    def __init__(self, my: Any, mx: Any, roi_index: numpy.ndarray, x_shape: tuple,
-                 label: str = 'ROISeparable') -> None:
-        self.my, self.mx, self.roi_index = my, mx, roi_index
-        self.x_shape = tuple(x_shape)
-        self._label = label
+    ``my`` ``(R, outh, H)`` and ``mx`` ``(R, outw, W)`` are host matrices, ``roi_index``
+    ``(R,)`` the image of every RoI and ``x_shape`` the shape of ``x`` (a tuple).
+    """
 
-    @property
-    def label(self) -> str:
-        return self._label
+    fields = ('my', 'mx', 'roi_index', 'x_shape')
 
     def forward(self, inputs):
         x, = inputs
@@ -374,22 +356,12 @@ class ROISeparable(FunctionNode):
                         y[rs, c] += xp.where(wt > 0, wt * v, 0).astype(y.dtype)
         return y,
 
-    def backward(self, indexes, grad_outputs):
-        return ROISeparableT(self.my, self.mx, self.roi_index, self.x_shape).apply(grad_outputs)
 
-
-class ROISeparableT(FunctionNode):
+class ROISeparableT(AdjointNode):
     """Adjoint of :class:`ROISeparable`: ``gx[b] = sum_{r: b_r = b} my[r].T @ gy[r] @ mx[r]``."""
 
-    def __init__(self, my: Any, mx: Any, roi_index: numpy.ndarray, x_shape: tuple,
-                 label: str = 'ROISeparableGrad') -> None:
-        self.my, self.mx, self.roi_index = my, mx, roi_index
-        self.x_shape = tuple(x_shape)
-        self._label = label
-
-    @property
-    def label(self) -> str:
-        return self._label
+    fields = ROISeparable.fields
+    default_label = 'ROISeparableGrad'
 
     def forward(self, inputs):
         gy, = inputs
@@ -402,8 +374,8 @@ class ROISeparableT(FunctionNode):
             gx[b] = xp.tensordot(my[rs], u, axes=([0, 1], [0, 2])).transpose(1, 0, 2)
         return gx,
 
-    def backward(self, indexes, grad_outputs):
-        return ROISeparable(self.my, self.mx, self.roi_index, self.x_shape).apply(grad_outputs)
+
+adjoint_pair(ROISeparable, ROISeparableT)
 
 
 def host(a: Any) -> numpy.ndarray:
@@ -483,8 +455,56 @@ def split_boxes(func: str, inputs: tuple, with_indices: bool, batch: int) -> tup
     return rois, roi_index
 
 
-__all__ = ['AxisTable', 'ROIAverageBase', 'ROIGather', 'ROIMaxBase', 'ROIScatter', 'ROISeparable',
-           'ROISeparableT', 'SampleMap',
+# -- where the bins lie: the geometry half of a public node ------------------------------------
+
+class PixelBins:
+    """Fast R-CNN bins of whole pixels (mixed in before :class:`ROIMaxBase`/``ROIAverageBase``).
+
+    The boxes are scaled by ``spatial_scale`` and rounded half to even; ``_corners`` gives the
+    columns of ``y1, x1, y2, x2`` in a box and ``_inclusive`` whether ``x2`` is a pixel of
+    the box (the legacy ``roi_pooling_2d``) or just past it.
+    """
+
+    _func = ''
+    _corners = (0, 1, 2, 3)
+    _inclusive = False
+
+    def __init__(self, outsize: Any, spatial_scale: Any) -> None:
+        self.outh, self.outw = parse_outsize(self._func, outsize)
+        self.spatial_scale = parse_scale(self._func, spatial_scale)
+
+    def _tables(self, x_shape: tuple, rois: numpy.ndarray) -> tuple:
+        b = numpy.round(rois * self.spatial_scale).astype(numpy.int64)
+        y1, x1, y2, x2 = (b[:, i] for i in self._corners)
+        h, w = x_shape[2:]
+        rows = pixel_table(*pooling_bins(y1, y2, self.outh, h, self._inclusive), h)
+        cols = pixel_table(*pooling_bins(x1, x2, self.outw, w, self._inclusive), w)
+        return rows, cols
+
+
+class AlignBins(PixelBins):
+    """RoIAlign bins: boxes ``(y1, x1, y2, x2)`` scaled without rounding, bilinear samples.
+
+    A box is at least one pixel high and wide; ``sampling_ratio`` fixes the samples per bin
+    along each axis (``None``: adaptive, see :func:`align_table`).
+    """
+
+    def __init__(self, outsize: Any, spatial_scale: Any,
+                 sampling_ratio: Optional[Any] = None) -> None:
+        super().__init__(outsize, spatial_scale)
+        self.sampling_ratio = parse_sampling_ratio(self._func, sampling_ratio)
+
+    def _tables(self, x_shape: tuple, rois: numpy.ndarray) -> tuple:
+        b = rois * self.spatial_scale
+        height = numpy.maximum(b[:, 2] - b[:, 0], 1.0)
+        width = numpy.maximum(b[:, 3] - b[:, 1], 1.0)
+        rows = align_table(b[:, 0], height, self.outh, self.sampling_ratio[0], x_shape[2])
+        cols = align_table(b[:, 1], width, self.outw, self.sampling_ratio[1], x_shape[3])
+        return rows, cols
+
+
+__all__ = ['AlignBins', 'AxisTable', 'PixelBins', 'ROIAverageBase', 'ROIGather', 'ROIMaxBase',
+           'ROIScatter', 'ROISeparable', 'ROISeparableT', 'SampleMap',
            'align_table', 'check_batch_indices', 'check_inputs', 'host', 'max_samples',
            'parse_outsize', 'parse_sampling_ratio', 'parse_scale', 'pixel_table',
            'pooling_bins', 'split_boxes']

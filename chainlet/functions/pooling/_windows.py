@@ -7,7 +7,8 @@ done on strided views of a padded *canvas*: one view per window offset, each as 
 output, so the loops below run over the ``prod(ksize)`` offsets, never over pixels or batch
 items.
 
-The nodes come in two adjoint pairs, each the other's gradient, so double backprop works:
+The nodes come in two adjoint pairs (:class:`AdjointNode`), each the other's gradient, so
+double backprop works:
 
 * :class:`WindowScatter` (put each value at one chosen cell of its window; max pooling's
   gradient and ``upsampling_2d``) and :class:`WindowGather` (read the chosen cell of each
@@ -248,79 +249,82 @@ def spread_array(g: Any, geom: Geometry) -> Any:
     return geom.crop_canvas(canvas)
 
 
-class WindowScatter(FunctionNode):
-    """Image whose window cells ``indexes`` receive the input values (the rest is zero)."""
+class AdjointNode(FunctionNode):
+    """A linear map of one input, fixed by its constructor state; its gradient is its adjoint.
 
-    def __init__(self, indexes: Any, geom: Geometry, label: str = 'WindowScatter') -> None:
-        self.indexes = indexes
-        self.geom = geom
-        self._label = label
+    A subclass lists its state in ``fields``: the constructor takes those values in that
+    order, then optionally the node's label (``default_label``, else the class name). Its
+    gradient applies the ``adjoint`` class (set on both classes of a pair by
+    :func:`adjoint_pair`) built from the same state; as the adjoint of the adjoint is the map
+    again, either node of a pair can be differentiated any number of times.
+    """
+
+    fields: tuple = ()
+    adjoint: type  # set by adjoint_pair
+    default_label = ''
+
+    def __init__(self, *state: Any) -> None:
+        n = len(self.fields)
+        if len(state) not in (n, n + 1):
+            raise TypeError(f'{type(self).__name__}: expected {", ".join(self.fields)} and '
+                            f'an optional label, got {len(state)} arguments')
+        for name, value in zip(self.fields, state):
+            setattr(self, name, value)
+        self._label = state[n] if len(state) > n else \
+            self.default_label or type(self).__name__
 
     @property
     def label(self) -> str:
         return self._label
+
+    def backward(self, indexes, grad_outputs):
+        return self.adjoint(*[getattr(self, f) for f in self.fields]).apply(grad_outputs)
+
+
+def adjoint_pair(a: type, b: type) -> None:
+    """Make the :class:`AdjointNode` classes ``a`` and ``b`` each other's gradient."""
+    a.adjoint, b.adjoint = b, a
+
+
+class WindowScatter(AdjointNode):
+    """Image whose window cells ``indexes`` receive the input values (the rest is zero)."""
+
+    fields = ('indexes', 'geom')
 
     def forward(self, inputs):
         return scatter_array(inputs[0], self.indexes, self.geom),
 
-    def backward(self, indexes, grad_outputs):
-        return WindowGather(self.indexes, self.geom).apply(grad_outputs)
 
-
-class WindowGather(FunctionNode):
+class WindowGather(AdjointNode):
     """Value at cell ``indexes`` of every window (the adjoint of :class:`WindowScatter`)."""
 
-    def __init__(self, indexes: Any, geom: Geometry, label: str = 'WindowGather') -> None:
-        self.indexes = indexes
-        self.geom = geom
-        self._label = label
-
-    @property
-    def label(self) -> str:
-        return self._label
+    fields = ('indexes', 'geom')
 
     def forward(self, inputs):
         return gather_array(inputs[0], self.indexes, self.geom),
 
-    def backward(self, indexes, grad_outputs):
-        return WindowScatter(self.indexes, self.geom).apply(grad_outputs)
 
-
-class WindowSpread(FunctionNode):
+class WindowSpread(AdjointNode):
     """Image where every input value is added to all cells of its window."""
 
-    def __init__(self, geom: Geometry, label: str = 'WindowSpread') -> None:
-        self.geom = geom
-        self._label = label
-
-    @property
-    def label(self) -> str:
-        return self._label
+    fields = ('geom',)
 
     def forward(self, inputs):
         return spread_array(inputs[0], self.geom),
 
-    def backward(self, indexes, grad_outputs):
-        return WindowSum(self.geom).apply(grad_outputs)
 
-
-class WindowSum(FunctionNode):
+class WindowSum(AdjointNode):
     """Sum of every window (zero padding); the adjoint of :class:`WindowSpread`."""
 
-    def __init__(self, geom: Geometry, label: str = 'WindowSum') -> None:
-        self.geom = geom
-        self._label = label
-
-    @property
-    def label(self) -> str:
-        return self._label
+    fields = ('geom',)
 
     def forward(self, inputs):
         x, = inputs
         return sum_windows(x, self.geom).astype(x.dtype, copy=False),
 
-    def backward(self, indexes, grad_outputs):
-        return WindowSpread(self.geom).apply(grad_outputs)
+
+adjoint_pair(WindowScatter, WindowGather)
+adjoint_pair(WindowSpread, WindowSum)
 
 
 def unpooling_geometry(func: str, x: Any, ksize: Any, stride: Any, pad: Any, outsize: Any,

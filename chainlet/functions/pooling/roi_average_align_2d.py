@@ -4,24 +4,13 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from chainlet.functions.pooling import _roi
-from chainlet.functions.pooling.roi_max_align_2d import align_tables
 from chainlet.variable import Variable
 
 
-class ROIAverageAlign2D(_roi.ROIAverageBase):
+class ROIAverageAlign2D(_roi.AlignBins, _roi.ROIAverageBase):
     """Mean of the bilinear samples of every bin (a separable linear map of ``x``)."""
 
     _func = 'roi_average_align_2d'
-
-    def __init__(self, outsize: Any, spatial_scale: float,
-                 sampling_ratio: Optional[Any] = None) -> None:
-        self.outh, self.outw = _roi.parse_outsize(self._func, outsize)
-        self.spatial_scale = _roi.parse_scale(self._func, spatial_scale)
-        self.sampling_ratio = _roi.parse_sampling_ratio(self._func, sampling_ratio)
-
-    def _tables(self, x_shape, rois):
-        return align_tables(x_shape, rois, self.outh, self.outw, self.spatial_scale,
-                            self.sampling_ratio)
 
 
 def roi_average_align_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,

@@ -4,21 +4,13 @@ from __future__ import annotations
 from typing import Any
 
 from chainlet.functions.pooling import _roi
-from chainlet.functions.pooling.roi_max_pooling_2d import pixel_tables
 from chainlet.variable import Variable
 
 
-class ROIAveragePooling2D(_roi.ROIAverageBase):
+class ROIAveragePooling2D(_roi.PixelBins, _roi.ROIAverageBase):
     """Mean of every bin (a separable linear map of ``x``); an empty bin gives ``0``."""
 
     _func = 'roi_average_pooling_2d'
-
-    def __init__(self, outsize: Any, spatial_scale: float) -> None:
-        self.outh, self.outw = _roi.parse_outsize(self._func, outsize)
-        self.spatial_scale = _roi.parse_scale(self._func, spatial_scale)
-
-    def _tables(self, x_shape, rois):
-        return pixel_tables(x_shape, rois, self.outh, self.outw, self.spatial_scale)
 
 
 def roi_average_pooling_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,

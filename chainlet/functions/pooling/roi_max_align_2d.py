@@ -3,37 +3,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import numpy
-
 from chainlet.functions.pooling import _roi
 from chainlet.variable import Variable
 
 
-def align_tables(x_shape: tuple, rois: numpy.ndarray, outh: int, outw: int,
-                 spatial_scale: float, sampling_ratio: tuple) -> tuple:
-    """Bilinear sample tables of boxes ``(y1, x1, y2, x2)`` scaled (not rounded)."""
-    b = rois * spatial_scale
-    height = numpy.maximum(b[:, 2] - b[:, 0], 1.0)
-    width = numpy.maximum(b[:, 3] - b[:, 1], 1.0)
-    rows = _roi.align_table(b[:, 0], height, outh, sampling_ratio[0], x_shape[2])
-    cols = _roi.align_table(b[:, 1], width, outw, sampling_ratio[1], x_shape[3])
-    return rows, cols
-
-
-class ROIMaxAlign2D(_roi.ROIMaxBase):
+class ROIMaxAlign2D(_roi.AlignBins, _roi.ROIMaxBase):
     """Largest bilinear sample of every bin; a bin without samples gives ``-inf``."""
 
     _func = 'roi_max_align_2d'
-
-    def __init__(self, outsize: Any, spatial_scale: float,
-                 sampling_ratio: Optional[Any] = None) -> None:
-        self.outh, self.outw = _roi.parse_outsize(self._func, outsize)
-        self.spatial_scale = _roi.parse_scale(self._func, spatial_scale)
-        self.sampling_ratio = _roi.parse_sampling_ratio(self._func, sampling_ratio)
-
-    def _tables(self, x_shape, rois):
-        return align_tables(x_shape, rois, self.outh, self.outw, self.spatial_scale,
-                            self.sampling_ratio)
 
 
 def roi_max_align_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any, spatial_scale: float,

@@ -3,34 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
 from chainlet.functions.pooling import _roi
 from chainlet.variable import Variable
 
 
-def pixel_tables(x_shape: tuple, rois: numpy.ndarray, outh: int, outw: int,
-                 spatial_scale: float) -> tuple:
-    """Whole-pixel bins of boxes ``(y1, x1, y2, x2)`` (scaled, rounded half to even)."""
-    b = numpy.round(rois * spatial_scale).astype(numpy.int64)
-    rows = _roi.pixel_table(*_roi.pooling_bins(b[:, 0], b[:, 2], outh, x_shape[2], False),
-                            x_shape[2])
-    cols = _roi.pixel_table(*_roi.pooling_bins(b[:, 1], b[:, 3], outw, x_shape[3], False),
-                            x_shape[3])
-    return rows, cols
-
-
-class ROIMaxPooling2D(_roi.ROIMaxBase):
+class ROIMaxPooling2D(_roi.PixelBins, _roi.ROIMaxBase):
     """Max of every bin; an empty bin gives ``-inf`` and passes no gradient."""
 
     _func = 'roi_max_pooling_2d'
-
-    def __init__(self, outsize: Any, spatial_scale: float) -> None:
-        self.outh, self.outw = _roi.parse_outsize(self._func, outsize)
-        self.spatial_scale = _roi.parse_scale(self._func, spatial_scale)
-
-    def _tables(self, x_shape, rois):
-        return pixel_tables(x_shape, rois, self.outh, self.outw, self.spatial_scale)
 
 
 def roi_max_pooling_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,

@@ -3,13 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
 from chainlet.functions.pooling import _roi
 from chainlet.variable import Variable
 
 
-class ROIPooling2D(_roi.ROIMaxBase):
+class ROIPooling2D(_roi.PixelBins, _roi.ROIMaxBase):
     """Max of every bin of every RoI; an empty bin (a RoI outside the image) gives ``0``.
 
     Boxes are inclusive pixel ranges: a box from ``x1`` to ``x2`` spans ``x2 - x1 + 1``
@@ -20,18 +18,11 @@ class ROIPooling2D(_roi.ROIMaxBase):
     _box_columns = 5
     _with_indices = False
     _empty_value = 0.0
+    _corners = (1, 0, 3, 2)  # the boxes are (x1, y1, x2, y2) once the image index is split off
+    _inclusive = True
 
     def __init__(self, outh: int, outw: int, spatial_scale: float) -> None:
-        self.outh, self.outw = _roi.parse_outsize(self._func, (outh, outw))
-        self.spatial_scale = _roi.parse_scale(self._func, spatial_scale)
-
-    def _tables(self, x_shape, rois):
-        b = numpy.round(rois * self.spatial_scale).astype(numpy.int64)  # x1, y1, x2, y2
-        rows = _roi.pixel_table(*_roi.pooling_bins(b[:, 1], b[:, 3], self.outh, x_shape[2],
-                                                   True), x_shape[2])
-        cols = _roi.pixel_table(*_roi.pooling_bins(b[:, 0], b[:, 2], self.outw, x_shape[3],
-                                                   True), x_shape[3])
-        return rows, cols
+        super().__init__((outh, outw), spatial_scale)
 
 
 def roi_pooling_2d(x: Any, rois: Any, outh: int, outw: int, spatial_scale: float) -> Variable:
