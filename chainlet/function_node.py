@@ -301,6 +301,12 @@ class FunctionNode:
             self._retained_output_data = tuple(kept)
         return tuple(ret)
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # A common slip when porting (old-style Functions are called); say what to do instead.
+        raise TypeError(f'{self.label}: a FunctionNode is applied, not called: use '
+                        f'{type(self).__name__}(...).apply((x, ...)), which returns a tuple of '
+                        f'Variables, or the lowercase function that wraps it')
+
     def _fresh_copy(self) -> 'FunctionNode':
         """A copy of this node, not yet applied, for a second ``apply`` of the same instance.
 

@@ -248,3 +248,9 @@ def test_backward_accumulate_override_is_used():
     y.backward()
     np.testing.assert_array_equal(x.grad, [5.0])
     assert AccumulatingScale.used == [True]
+
+
+def test_calling_a_node_like_a_function_points_to_apply():
+    with pytest.raises(TypeError, match=r'Square: a FunctionNode is applied, not called: use '
+                                        r'Square\(...\).apply'):
+        Square()(np.ones(1))
