@@ -1,26 +1,18 @@
 """``erfcinv``: the inverse of the complementary error function (SciPy's ``erfcinv``)."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from chainlet.functions.math._special import UnarySpecial
+from chainlet.functions.math.erfinv import ErfInv
 from chainlet.variable import Variable
 
-_SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
 
-
-class ErfcInv(UnarySpecial):
-    """``y = erfc^-1(x)``; ``dy/dx = -sqrt(pi) / 2 exp(y^2)``."""
+class ErfcInv(ErfInv):
+    """``y = erfc^-1(x)``; ``dy/dx = -sqrt(pi) / 2 exp(y^2)`` (the ``erfinv`` slope negated)."""
 
     name = 'erfcinv'
     scipy_name = 'erfcinv'
-    retain = 'y'
-
-    def backward(self, indexes, grad_outputs):
-        from chainlet.functions.math.exponential import exp
-        y, = self.get_retained_outputs()
-        return grad_outputs[0] * exp(y * y) * -_SQRT_PI_OVER_2,
+    slope = -ErfInv.slope
 
 
 def erfcinv(x: Any) -> Variable:

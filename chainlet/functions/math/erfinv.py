@@ -7,20 +7,23 @@ from typing import Any
 from chainlet.functions.math._special import UnarySpecial
 from chainlet.variable import Variable
 
-_SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
-
 
 class ErfInv(UnarySpecial):
-    """``y = erf^-1(x)``; ``dy/dx = sqrt(pi) / 2 exp(y^2)``."""
+    """``y = erf^-1(x)``; ``dy/dx = sqrt(pi) / 2 exp(y^2)``.
+
+    ``erfc = 1 - erf``, so :class:`~chainlet.functions.math.erfcinv.ErfcInv` is this node
+    with the SciPy routine swapped and the slope negated (``slope``).
+    """
 
     name = 'erfinv'
     scipy_name = 'erfinv'
     retain = 'y'
+    slope = math.sqrt(math.pi) / 2.0
 
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.math.exponential import exp
         y, = self.get_retained_outputs()
-        return grad_outputs[0] * exp(y * y) * _SQRT_PI_OVER_2,
+        return grad_outputs[0] * exp(y * y) * self.slope,
 
 
 def erfinv(x: Any) -> Variable:
