@@ -5,6 +5,14 @@ The batch order is computed in the main process by the same state machine as
 yield the same batches; the workers only run ``dataset[i]`` (useful when reading or
 augmenting an example is slow). Up to ``n_prefetch`` batches are requested ahead of the one
 being returned.
+
+Nothing a dataset does can hang the iterator. A worker never hands the pool an object that
+could fail to unpickle in the pool's result thread (which would die silently and leave the
+batch pending forever): it pickles each example itself and sends bytes, and it sends an
+exception only after checking that it survives a pickle round trip (an exception whose
+constructor takes two arguments, like botocore's ``ClientError``, does not); otherwise a
+``RuntimeError`` carrying its type, message and traceback is raised instead. Every error names
+the failing example's index.
 """
 from __future__ import annotations
 
@@ -12,14 +20,16 @@ import collections
 import multiprocessing
 import multiprocessing.pool
 import numbers
+import pickle
 import signal
 import time
+import traceback
 import warnings
 import weakref
 from typing import Any, Callable, Optional
 
 from chainlet.iterators import _statemachine
-from chainlet.iterators.serial_iterator import _check_batch_size, _choose_order_sampler
+from chainlet.iterators.serial_iterator import _add_note, _check_batch_size, _choose_order_sampler
 from chainlet.iterators.serial_iterator import _StatefulIterator
 
 
@@ -41,8 +51,75 @@ def _init_worker(dataset: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _fetch_in_worker(indices: list[int]) -> list:
-    return [_worker_dataset[i] for i in indices]
+class WorkerTraceback(Exception):
+    """The traceback of an exception raised in a worker process (set as ``__cause__``)."""
+
+    def __str__(self) -> str:
+        return '\n"""\n' + str(self.args[0]).rstrip('\n') + '\n"""'
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:  # a broken __str__ must not hide the original error
+        text = '<str() failed>'
+    return f'{type(exc).__module__}.{type(exc).__qualname__}: {text}'
+
+
+def _error_payload(index: int, exc: BaseException, problem: str) -> tuple:
+    tb = ''.join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    blob = None
+    if problem == 'raised':
+        _add_note(exc, f'MultiprocessIterator: raised while loading dataset[{index}] in a '
+                       f'worker process')
+        try:
+            blob = pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL)
+            if type(pickle.loads(blob)) is not type(exc):
+                blob = None
+        except Exception:  # cannot travel: the main process raises a RuntimeError instead
+            blob = None
+    return ('error', index, problem, blob, _describe(exc), tb)
+
+
+def _fetch_in_worker(indices: list[int]) -> tuple:
+    blobs = []
+    for i in indices:
+        try:
+            example = _worker_dataset[i]
+        except Exception as e:
+            return _error_payload(i, e, 'raised')
+        try:
+            blobs.append(pickle.dumps(example, protocol=pickle.HIGHEST_PROTOCOL))
+        except Exception as e:
+            return _error_payload(i, e, 'cannot be pickled')
+    return ('ok', indices, blobs)
+
+
+def _unpack(payload: tuple) -> list:
+    """Turn a worker's payload back into examples, or raise the error it reports."""
+    if payload[0] == 'ok':
+        _, indices, blobs = payload
+        examples = []
+        for i, blob in zip(indices, blobs):
+            try:
+                examples.append(pickle.loads(blob))
+            except Exception as e:
+                raise RuntimeError(f'MultiprocessIterator: dataset[{i}] was loaded by a worker '
+                                   f'but cannot be unpickled in the main process: '
+                                   f'{_describe(e)}') from e
+        return examples
+    _, index, problem, blob, description, tb = payload
+    if blob is not None:
+        exc = pickle.loads(blob)
+        raise exc from WorkerTraceback(tb)
+    if problem == 'raised':
+        message = (f'MultiprocessIterator: dataset[{index}] raised {description} in a worker '
+                   f'process (the exception itself cannot be pickled, so it is replaced by this '
+                   f'RuntimeError)')
+    else:
+        message = (f'MultiprocessIterator: dataset[{index}] cannot be sent from the worker '
+                   f'process: the example cannot be pickled ({description})')
+    raise RuntimeError(message) from WorkerTraceback(tb)
 
 
 def _shutdown_pool(pool: multiprocessing.pool.Pool) -> None:
@@ -168,9 +245,14 @@ class _PoolIterator(_StatefulIterator):
         while len(self._queue) < self.n_prefetch and self._request():
             pass
         chunks = self._wait(result)
+        # The position moves past a failing batch too, as in SerialIterator.
         self._previous_epoch_detail = self.epoch_detail
         self._state = state
-        return [example for chunk in chunks for example in chunk]
+        return [example for chunk in chunks for example in self._unpack(chunk)]
+
+    def _unpack(self, chunk: Any) -> list:
+        """The examples of one worker's chunk (the process iterator decodes them)."""
+        return chunk
 
     def reset(self) -> None:
         """Go back to the start of epoch 0 (drawing a new order when shuffling).
@@ -298,6 +380,9 @@ class MultiprocessIterator(_PoolIterator):
 
     def _submit(self, pool: Any, chunks: list[list[int]]) -> Any:
         return pool.map_async(_fetch_in_worker, chunks, chunksize=1)
+
+    def _unpack(self, chunk: Any) -> list:
+        return _unpack(chunk)
 
     def _worker_pids(self) -> list[int]:
         # For tests and debugging.

@@ -5,10 +5,11 @@ import multiprocessing.pool
 from typing import Any, Callable, Optional
 
 from chainlet.iterators.multiprocess_iterator import _PoolIterator
+from chainlet.iterators.serial_iterator import _fetch as fetch_examples
 
 
 def _fetch(dataset: Any, indices: list[int]) -> list:
-    return [dataset[i] for i in indices]
+    return fetch_examples(dataset, indices, 'MultithreadIterator')
 
 
 class MultithreadIterator(_PoolIterator):

@@ -9,6 +9,27 @@ from chainlet.iterators import _statemachine
 from chainlet.iterators.order_samplers import ShuffleOrderSampler
 
 
+def _add_note(exc: BaseException, note: str) -> None:
+    # BaseException.add_note exists from Python 3.11; on 3.10 the note is kept in __notes__
+    # (read by tests and by tracebacks of newer Pythons) without being printed.
+    if hasattr(exc, 'add_note'):
+        exc.add_note(note)
+    else:
+        exc.__notes__ = [*getattr(exc, '__notes__', []), note]
+
+
+def _fetch(dataset: Any, indices: Any, owner: str) -> list:
+    """``[dataset[i] for i in indices]``; an error gets a note naming the failing index."""
+    examples = []
+    for i in indices:
+        try:
+            examples.append(dataset[int(i)])
+        except Exception as e:
+            _add_note(e, f'{owner}: raised while loading dataset[{int(i)}]')
+            raise
+    return examples
+
+
 def _check_batch_size(owner: str, batch_size: Any) -> int:
     if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral):
         raise TypeError(f'{owner}: batch_size must be an int, got {type(batch_size).__name__}')
@@ -163,7 +184,7 @@ class SerialIterator(_StatefulIterator):
             raise StopIteration
         self._previous_epoch_detail = self.epoch_detail
         self._state = state
-        return [self.dataset[int(i)] for i in indices]
+        return _fetch(self.dataset, indices, 'SerialIterator')
 
     def reset(self) -> None:
         """Go back to the start of epoch 0 (drawing a new order when shuffling)."""

@@ -199,3 +199,94 @@ def test_dead_worker_raises_instead_of_hanging():
         next(it)
     assert time.monotonic() - start < 20
     assert it._worker_pids() == []  # finalized
+
+
+# -- errors raised by the dataset: never a hang, always the failing index --
+
+FAILING_SCRIPT = textwrap.dedent('''
+    import sys, traceback
+    from chainlet.iterators import MultiprocessIterator
+    import failing_datasets as fd
+    dataset = getattr(fd, sys.argv[1])()
+    it = MultiprocessIterator(dataset, 2, repeat=False, shuffle=False, n_processes=2,
+                              dataset_timeout=None, start_method=sys.argv[2])
+    batches = []
+    try:
+        for batch in it:
+            batches.append(batch)
+    except Exception as e:
+        print('BATCHES', batches)
+        print('TYPE', type(e).__name__)
+        print(''.join(traceback.format_exception(e)))
+    finally:
+        it.finalize()
+''')
+
+
+def _run_failing(tmp_path, dataset):
+    # In a child process: before the fix the main process hangs forever, here bounded.
+    script = tmp_path / 'failing_iterator.py'
+    script.write_text(FAILING_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / 'tests' / 'iterators'),
+                                                       str(ROOT)]))
+    try:
+        proc = subprocess.run([sys.executable, str(script), dataset, METHOD], env=env,
+                              capture_output=True, text=True, timeout=90)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f'MultiprocessIterator hung on {dataset}')
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_unpicklable_dataset_exception_does_not_hang(tmp_path):
+    out = _run_failing(tmp_path, 'RaisesTwoArgError')
+    assert 'BATCHES [[0, 1]]' in out
+    assert 'TYPE RuntimeError' in out
+    assert 'dataset[3] raised failing_datasets.TwoArgError: GetObject failed: NoSuchKey' in out
+    assert 'raise TwoArgError' in out  # the worker's traceback comes along
+
+
+def test_picklable_dataset_exception_keeps_its_type_and_names_the_index(tmp_path):
+    out = _run_failing(tmp_path, 'RaisesValueError')
+    assert 'TYPE ValueError' in out and 'bad example' in out
+    assert 'dataset[4]' in out and "raise ValueError('bad example')" in out
+
+
+def test_examples_that_cannot_travel_name_the_index(tmp_path):
+    out = _run_failing(tmp_path, 'ReturnsBadExamples')
+    assert 'BATCHES [[0, 1]]' in out and 'TYPE RuntimeError' in out
+    assert 'dataset[2] was loaded by a worker but cannot be unpickled' in out
+    assert 'cannot rebuild this example' in out
+
+
+def test_unpicklable_example_names_the_index(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / 'tests' / 'iterators'))
+    import failing_datasets as fd
+    from chainlet.datasets import SubDataset
+
+    dataset = SubDataset(fd.ReturnsBadExamples(), 4, 6)  # examples 4 and 5 (a lambda)
+    with MultiprocessIterator(dataset, 2, repeat=False, shuffle=False, n_processes=1,
+                              start_method=METHOD) as it:
+        with pytest.raises(RuntimeError, match=r'dataset\[1\] cannot be sent.*cannot be pickled'):
+            next(it)
+
+
+def test_serial_and_thread_iterators_name_the_index():
+    from chainlet.iterators import MultithreadIterator
+
+    class Failing:
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            if i == 2:
+                raise KeyError('missing')
+            return i
+
+    for it in (SerialIterator(Failing(), 2, repeat=False, shuffle=False),
+               MultithreadIterator(Failing(), 2, repeat=False, shuffle=False, n_threads=2)):
+        assert next(it) == [0, 1]
+        with pytest.raises(KeyError) as info:
+            next(it)
+        assert any('dataset[2]' in note for note in info.value.__notes__)
+        it.finalize()
