@@ -191,3 +191,25 @@ def test_killed_during_save_leaves_previous_files_readable(tmp_path, setup_facto
     assert np.abs(s.model.predictor.W.array).sum() > 0
     assert extensions._snapshot.find_latest_snapshot('snapshot_{.updater.iteration}',
                                                      str(out)) == 'snapshot_2'
+
+
+@pytest.mark.parametrize('writer_class', ['ThreadWriter', 'ProcessWriter', 'ThreadQueueWriter',
+                                          'ProcessQueueWriter'])
+def test_background_writers_save_the_state_at_the_snapshot(setup_factory, tmp_path,
+                                                           writer_class):
+    from chainlet.training.extensions import snapshot_writers
+    s = setup_factory(out=tmp_path / 'bg', stop=(6, 'iteration'))
+    writer = getattr(snapshot_writers, writer_class)()
+    s.trainer.extend(extensions.snapshot(writer=writer, n_retains=2), trigger=(2, 'iteration'))
+    weights = {}
+    s.trainer.extend(lambda tr: weights.__setitem__(tr.updater.iteration,
+                                                    s.model.predictor.W.array.copy()),
+                     name='record', priority=500)
+    s.trainer.run()  # finalize waits for the writes
+    names = sorted(n for n in os.listdir(s.trainer.out) if n.startswith('snapshot_iter_'))
+    assert names == ['snapshot_iter_4', 'snapshot_iter_6']  # n_retains=2 removed iteration 2
+    for name in names:
+        it = int(name.rsplit('_', 1)[1])
+        with np.load(os.path.join(s.trainer.out, name)) as f:
+            assert int(f['updater/iteration']) == it
+            np.testing.assert_array_equal(f['updater/model:main/predictor/W'], weights[it])
