@@ -23,6 +23,7 @@ Example:
     >>> fresh.l1.W.array
     array([7., 7.], dtype=float32)
 """
+from chainlet._atomic import atomic_path  # noqa: F401  (public for chainlet.keras's saves)
 from chainlet.serializers._base import AbstractSerializer  # noqa: F401
 from chainlet.serializers._base import CorruptFileError  # noqa: F401
 from chainlet.serializers._base import Deserializer  # noqa: F401

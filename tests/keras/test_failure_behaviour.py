@@ -1,13 +1,17 @@
 """Keras failure behaviour (issue 13): losses averaged over samples, labels out of range
-rejected, no reference cycles per call."""
+rejected, no reference cycles per call, durable and verified saves."""
 from __future__ import annotations
 
 import gc
+import os
+import re
+import stat
 
 import numpy as np
 import pytest
 
 from chainlet import keras
+from chainlet.serializers import CorruptFileError
 
 
 def _classifier(n_in: int = 4, n_class: int = 3) -> keras.Model:
@@ -180,3 +184,127 @@ def test_functional_model_with_dict_inputs_leaves_no_reference_cycles():
     y = np.zeros((8, 1), np.float32)
     assert _garbage_per_call(lambda: model.train_on_batch(x, y)) == 0
     assert _garbage_per_call(lambda: model.fit(x, y, batch_size=4, verbose=0)) == 0
+
+
+# ------------------------------------------------------------ item 4: durable, verified saves
+
+_EXTS = ['.keras', '.npz', pytest.param('.h5', marks=pytest.mark.skipif(
+    not __import__('importlib').util.find_spec('h5py'), reason='needs h5py'))]
+
+
+def _trained(optimizer: str = 'adam') -> tuple:
+    model = _classifier()
+    model.compile(optimizer, keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    x, y, _ = _data(n=64)
+    model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+    return model, x, y
+
+
+@pytest.fixture
+def umask_022():
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+@pytest.mark.parametrize('ext', _EXTS)
+def test_saved_files_get_the_umask_mode_and_are_fsynced_before_the_rename(
+        tmp_path, ext, umask_022, monkeypatch):
+    model, x, y = _trained()
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, 'fsync', lambda fd: (events.append('fsync'), real_fsync(fd))[1])
+    monkeypatch.setattr(os, 'replace', lambda a, b: (events.append('replace'),
+                                                     real_replace(a, b))[1])
+    whole = tmp_path / f'm{ext}'
+    weights = tmp_path / f'w{".weights.npz" if ext == ".keras" else ext}'
+    model.save(str(whole))
+    assert events[:2] == ['fsync', 'replace']
+    events.clear()
+    model.save_weights(str(weights))
+    assert events[:2] == ['fsync', 'replace']
+    checkpoint = tmp_path / f'ckpt{ext}'
+    model.fit(x, y, epochs=1, verbose=0,
+              callbacks=[keras.callbacks.ModelCheckpoint(str(checkpoint))])
+    for path in (whole, weights, checkpoint):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in (whole, weights, checkpoint))   # no temporary file left
+
+
+@pytest.mark.parametrize('ext', _EXTS)
+def test_truncated_empty_and_plain_text_files_raise_an_error_naming_the_path(tmp_path, ext):
+    model, _, _ = _trained()
+    good = tmp_path / f'good{ext}'
+    model.save(str(good))
+    raw = good.read_bytes()
+    bad = tmp_path / f'bad{ext}'
+    for content in (b'', raw[:10], raw[:len(raw) // 2], raw[:-1], b'hello world\n' * 20):
+        bad.write_bytes(content)
+        for load in (keras.models.load_model, model.load_weights):
+            with pytest.raises(CorruptFileError, match=re.escape(repr(str(bad)))) as info:
+                load(str(bad))
+            assert 'allow_pickle' not in str(info.value)
+            assert isinstance(info.value, ValueError) and isinstance(info.value, OSError)
+
+
+@pytest.mark.parametrize('ext', _EXTS)
+def test_flipped_bytes_never_load_wrong_weights(tmp_path, ext):
+    model, _, _ = _trained()
+    good = tmp_path / f'good{ext}'
+    model.save(str(good))
+    raw = good.read_bytes()
+    want = model.get_weights()
+    bad = tmp_path / f'bad{ext}'
+    rng = np.random.default_rng(0)
+    outcomes = {'error': 0, 'same': 0}
+    for i in rng.choice(len(raw), size=min(len(raw), 150), replace=False):
+        flipped = bytearray(raw)
+        flipped[i] ^= 0x5A
+        bad.write_bytes(bytes(flipped))
+        try:
+            loaded = keras.models.load_model(str(bad))
+        except (CorruptFileError, ValueError):   # ValueError: a damaged key name
+            outcomes['error'] += 1
+            continue
+        for a, b in zip(want, loaded.get_weights()):
+            np.testing.assert_array_equal(a, b, err_msg=f'byte {i} flipped loaded wrong weights')
+        assert loaded.optimizer.iterations == model.optimizer.iterations
+        outcomes['same'] += 1
+    assert outcomes['error'] > 0
+
+
+def test_h5_datasets_carry_checksums(tmp_path):
+    h5py = pytest.importorskip('h5py')
+    model, _, _ = _trained()
+    path = tmp_path / 'm.h5'
+    model.save(str(path))
+    with h5py.File(path, 'r') as h5:
+        datasets = []
+        h5.visititems(lambda name, obj: datasets.append(obj)
+                      if isinstance(obj, h5py.Dataset) else None)
+        assert datasets
+        for d in datasets:
+            assert d.fletcher32 or 'crc32' in d.attrs, d.name
+        assert 'model_config_crc32' in h5.attrs
+
+
+@pytest.mark.parametrize('ext', _EXTS)
+def test_save_with_optimizer_restores_iterations_and_moments(tmp_path, ext):
+    model, x, y = _trained()
+    path = str(tmp_path / f'm{ext}')
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    assert loaded.optimizer.iterations == model.optimizer.iterations == 8
+    # resumed training matches uninterrupted training step for step (Adam's moments restored)
+    model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    loaded.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    for a, b in zip(model.get_weights(), loaded.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    model.save(path, include_optimizer=False)
+    fresh = keras.models.load_model(path)
+    assert fresh.optimizer.iterations == 0
+    fresh.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    assert not all(np.allclose(a, b) for a, b in zip(model.get_weights(), fresh.get_weights()))

@@ -429,6 +429,10 @@ def test_save_and_load_keep_the_schedule(tmp_path, ext):
     assert type(opt) is keras.optimizers.Adam
     assert isinstance(opt._schedule, schedules.PiecewiseConstantDecay)
     assert opt.get_config() == model.optimizer.get_config()
-    assert opt.iterations == 0 and opt.learning_rate == 0.1   # optimizer state is not saved
+    # the optimizer state is saved: the schedule goes on from the saved iteration count
+    assert opt.iterations == model.optimizer.iterations == 1 and opt.learning_rate == 0.1
     loaded.fit(x, y, batch_size=4, epochs=2, verbose=0)
-    assert opt.iterations == 4 and opt.learning_rate == 0.01
+    assert opt.iterations == 5 and opt.learning_rate == 0.01
+    model.save(path, include_optimizer=False)
+    fresh = keras.models.load_model(path).optimizer
+    assert fresh.iterations == 0 and fresh.learning_rate == 0.1

@@ -8,8 +8,13 @@ tensor_index]}}``; node indexes count only the nodes that belong to the model, s
 used elsewhere serializes the same way.
 
 Files: ``.npz`` (weights under stable keys, plus ``__config__`` for a whole model), ``.keras``
-(a zip of ``config.json`` and ``model.weights.npz``) and ``.h5`` (needs h5py). Every write goes
-to a temporary file in the same folder and is then moved into place with ``os.replace``.
+(a zip of ``config.json`` and ``model.weights.npz``) and ``.h5`` (needs h5py). A whole-model
+file also holds the optimizer's state under ``__optimizer__/`` keys (Keras's
+``include_optimizer``). Every write goes through :func:`chainlet.serializers.atomic_path`
+(temporary file, fsync, rename; the umask's usual mode). Every read verifies checksums (the
+zip CRC-32 of ``.npz``/``.keras`` members; fletcher32, HDF5 metadata checksums and CRC-32
+attributes in ``.h5``), and a file that is empty, truncated, corrupted or of another format
+raises :class:`chainlet.serializers.CorruptFileError` naming the path.
 """
 from __future__ import annotations
 
@@ -17,14 +22,19 @@ import inspect
 import io
 import json
 import os
-import tempfile
+import struct
+import tokenize
 import zipfile
+import zlib
 from typing import Any, Callable, Optional
 
 import numpy
 
+from chainlet import backend
 from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.engine.tree import map_structure
+from chainlet.serializers import (CorruptFileError, DictionarySerializer, NpzDeserializer,
+                                  atomic_path)
 
 FORMAT_VERSION = 1
 
@@ -310,21 +320,22 @@ def deserialize_metric_arg(metrics: Any, custom_objects: Optional[dict] = None) 
 
 # ----------------------------------------------------------------- files
 
+_ZIP_MAGIC = b'PK\x03\x04'
+_HDF5_MAGIC = b'\x89HDF\r\n\x1a\n'
+# Prefix of the optimizer's arrays in a file of model.save; load_weights skips '__' keys.
+OPTIMIZER_PREFIX = '__optimizer__/'
+
+
 def atomic_write(filepath: str, write: Callable[[Any], None], mode: str = 'wb') -> None:
-    """Call ``write(f)`` on a temporary file next to ``filepath``, then move it into place;
-    on failure the previous file is untouched and the temporary file removed."""
-    filepath = os.fspath(filepath)
-    folder = os.path.dirname(os.path.abspath(filepath))
-    fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(filepath) + '.', suffix='.tmp',
-                               dir=folder)
-    try:
-        with os.fdopen(fd, mode) as f:
+    """Call ``write(f)`` on a temporary file next to ``filepath``, then move it into place.
+
+    A thin adapter over :func:`chainlet.serializers.atomic_path`, the one atomic write of every
+    chainlet save path: the file gets the umask's usual mode, is flushed to disk before the
+    rename, and a failed (or killed) write leaves the previous file intact.
+    """
+    with atomic_path(os.fspath(filepath)) as tmp:
+        with open(tmp, mode) as f:
             write(f)
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def _import_h5py(where: str) -> Any:
@@ -336,18 +347,43 @@ def _import_h5py(where: str) -> Any:
     return h5py
 
 
-def write_arrays(filepath: str, arrays: dict, where: str, config: Optional[str] = None) -> None:
-    """Write ``arrays`` (key -> array) and an optional JSON ``config`` atomically."""
-    if filepath.endswith('.h5') or filepath.endswith('.hdf5'):
-        h5py = _import_h5py(where)
+def _is_h5(filepath: str) -> bool:
+    return filepath.endswith('.h5') or filepath.endswith('.hdf5')
 
-        def write_h5(f: Any) -> None:
-            with h5py.File(f, 'w') as h5:
-                for key, value in arrays.items():
-                    h5.create_dataset(key, data=numpy.asarray(value))
-                if config is not None:
-                    h5.attrs['model_config'] = config
-        atomic_write(filepath, write_h5)
+
+def _crc(data: Any) -> int:
+    return zlib.crc32(numpy.ascontiguousarray(data).tobytes()) & 0xFFFFFFFF
+
+
+def _write_h5(h5py: Any, f: Any, arrays: dict, config: Optional[str]) -> None:
+    # libver v110+: object headers and the chunk indexes carry HDF5's metadata checksums (with
+    # v108 the chunk index is an unchecked version-1 B-tree, where a flipped filter-mask bit
+    # silently skips the checksum filter); fletcher32 checksums the data of every chunked
+    # dataset. Datasets that cannot be chunked (0-d or
+    # empty) and the config get a CRC-32 attribute instead, so that every byte a load uses is
+    # verified (a flipped byte must not load as a wrong weight).
+    with h5py.File(f, 'w', libver=('v110', 'latest')) as h5:
+        for key, value in arrays.items():
+            value = numpy.asarray(value)
+            if value.ndim and value.size:
+                h5.create_dataset(key, data=value, fletcher32=True)
+            else:
+                h5.create_dataset(key, data=value).attrs['crc32'] = _crc(value)
+        if config is not None:
+            h5.attrs['model_config'] = config
+            h5.attrs['model_config_crc32'] = zlib.crc32(config.encode()) & 0xFFFFFFFF
+
+
+def write_arrays(filepath: str, arrays: dict, where: str, config: Optional[str] = None) -> None:
+    """Write ``arrays`` (key -> array) and an optional JSON ``config`` atomically.
+
+    ``.h5`` datasets are written with checksums (see :func:`_write_h5`); ``.npz`` members carry
+    the zip format's CRC-32. Both are verified by :func:`read_arrays`.
+    """
+    if _is_h5(filepath):
+        h5py = _import_h5py(where)
+        with atomic_path(filepath) as tmp:
+            _write_h5(h5py, tmp, arrays, config)
         return
     if not filepath.endswith('.npz'):
         raise ValueError(f'{where}: unsupported file extension in {filepath!r}; use .npz, '
@@ -361,49 +397,156 @@ def write_arrays(filepath: str, arrays: dict, where: str, config: Optional[str] 
     atomic_write(filepath, write_npz)
 
 
+def _corrupt(where: str, filepath: str, kind: str, detail: str) -> CorruptFileError:
+    return CorruptFileError(f'{where}: cannot read {filepath!r} as a {kind} file: {detail}; '
+                            f'the file is truncated, corrupted or not written by chainlet.keras')
+
+
+def _check_magic(where: str, filepath: str, kind: str, magic: bytes) -> None:
+    with open(filepath, 'rb') as f:
+        head = f.read(len(magic))
+    if not head:
+        raise _corrupt(where, filepath, kind, 'the file is empty')
+    if head != magic:
+        raise _corrupt(where, filepath, kind, f'it starts with {head!r}, not the {kind} '
+                       f'signature {magic!r}')
+
+
 def _flatten_h5(group: Any, prefix: str = '') -> dict:
     out = {}
     for key, item in group.items():
         path = f'{prefix}{key}'
         if hasattr(item, 'keys'):
             out.update(_flatten_h5(item, path + '/'))
+        elif item is None:  # a damaged link table can leave a name without its object
+            raise ValueError(f'the entry {path!r} has no object')
         else:
-            out[path] = item[()]
+            value = item[()]
+            crc = item.attrs.get('crc32')
+            if crc is not None and _crc(value) != int(crc):
+                raise ValueError(f'dataset {path!r} fails its CRC-32 check')
+            out[path] = value
     return out
 
 
-def read_arrays(filepath: str, where: str) -> dict:
-    """Read what :func:`write_arrays` wrote (``__config__`` included when present)."""
-    if not os.path.exists(filepath):
-        raise FileNotFoundError(f'{where}: no such file: {filepath}')
-    if filepath.endswith('.h5') or filepath.endswith('.hdf5'):
-        h5py = _import_h5py(where)
-        with h5py.File(filepath, 'r') as h5:
-            out = _flatten_h5(h5)
-            if 'model_config' in h5.attrs:
-                config = h5.attrs['model_config']
-                out['__config__'] = config.decode() if isinstance(config, bytes) else config
-        return out
-    if filepath.endswith('.keras'):
-        with zipfile.ZipFile(filepath) as z:
-            with z.open('model.weights.npz') as f:
-                data = numpy.load(io.BytesIO(f.read()), allow_pickle=False)
-                return {k: data[k] for k in data.files}
-    with numpy.load(filepath, allow_pickle=False) as data:
-        out = {k: data[k] for k in data.files}
+def _read_h5(h5py: Any, filepath: str) -> dict:
+    with h5py.File(filepath, 'r') as h5:
+        out = _flatten_h5(h5)
+        if 'model_config' in h5.attrs:
+            config = h5.attrs['model_config']
+            config = config.decode() if isinstance(config, bytes) else str(config)
+            crc = h5.attrs.get('model_config_crc32')
+            if crc is not None and zlib.crc32(config.encode()) & 0xFFFFFFFF != int(crc):
+                raise ValueError('the model config fails its CRC-32 check')
+            out['__config__'] = config
+    return out
+
+
+def _read_npz(data: bytes | str) -> dict:
+    # The file is opened here, not by numpy.load, which leaks its handle when the zip is bad.
+    with (io.BytesIO(data) if isinstance(data, bytes) else open(data, 'rb')) as source:
+        # Reading every member in full makes zipfile verify its CRC-32.
+        with numpy.load(source, allow_pickle=False) as npz:
+            out = {k: npz[k] for k in npz.files}
     if '__config__' in out:
         out['__config__'] = str(out['__config__'])
     return out
 
 
-def save_model(model: Any, filepath: str) -> None:
-    """Write architecture, weights and compile config of ``model`` to ``filepath``."""
+# What a damaged file raises while it is parsed: h5py reports failed checksums as OSError,
+# NumPy's .npy header parser can leak tokenize/syntax errors, zipfile reads a flipped flag as an
+# unsupported (NotImplementedError) compression or encryption.
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, KeyError, ValueError, OSError,
+                TypeError, RuntimeError, NotImplementedError, SyntaxError, tokenize.TokenError,
+                struct.error)
+
+
+def read_arrays(filepath: str, where: str) -> dict:
+    """Read what :func:`write_arrays` (or :func:`save_model`) wrote, ``__config__`` included
+    when present, verifying the checksums.
+
+    Raises:
+        FileNotFoundError: No file at ``filepath``.
+        chainlet.serializers.CorruptFileError: (a ``ValueError`` and an ``OSError``) naming
+            the file, when it is empty, truncated, corrupted or of another format.
+    """
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(f'{where}: no such file: {filepath}')
+    if _is_h5(filepath):
+        h5py = _import_h5py(where)
+        _check_magic(where, filepath, 'HDF5', _HDF5_MAGIC)
+        try:
+            return _read_h5(h5py, filepath)
+        except _READ_ERRORS as e:
+            raise _corrupt(where, filepath, 'HDF5', f'{type(e).__name__}: {e}') from e
+    if filepath.endswith('.keras'):
+        return read_keras_archive(filepath, where)[1]
+    _check_magic(where, filepath, '.npz (zip)', _ZIP_MAGIC)
+    try:
+        return _read_npz(filepath)
+    except _READ_ERRORS as e:
+        raise _corrupt(where, filepath, '.npz (zip)', f'{type(e).__name__}: {e}') from e
+
+
+def read_keras_archive(filepath: str, where: str) -> tuple:
+    """``(config JSON text, arrays)`` of a ``.keras`` zip written by :func:`save_model`."""
+    _check_magic(where, filepath, '.keras (zip)', _ZIP_MAGIC)
+    try:
+        with zipfile.ZipFile(filepath) as z:
+            config = z.read('config.json').decode()
+            arrays = _read_npz(z.read('model.weights.npz'))
+    except (*_READ_ERRORS, UnicodeDecodeError) as e:
+        raise _corrupt(where, filepath, '.keras (zip)', f'{type(e).__name__}: {e}') from e
+    return config, arrays
+
+
+def _optimizer_arrays(model: Any) -> dict:
+    """The optimizer's iteration count and per-weight state (moments...), under
+    :data:`OPTIMIZER_PREFIX` and the stable weight keys (empty if not compiled)."""
+    keras_opt = model.__dict__.get('optimizer') if model.__dict__.get('_compiled') else None
+    if keras_opt is None:
+        return {}
+    opt = keras_opt.chainlet_optimizer
+    out: dict = {}
+    serializer = DictionarySerializer(out, OPTIMIZER_PREFIX)
+    serializer('iterations', numpy.asarray(opt.t))
+    serializer('epoch', numpy.asarray(opt.epoch))
+    for key, _, p in model._weight_entries():
+        rule = getattr(p, 'update_rule', None)
+        if rule is not None:
+            rule.serialize(serializer[key])
+    return {k: backend.to_cpu(numpy.asarray(v) if not backend.is_array(v) else v)
+            for k, v in out.items()}
+
+
+def _restore_optimizer(model: Any, arrays: dict) -> None:
+    """Put the state saved by :func:`_optimizer_arrays` back into ``model``'s optimizer."""
+    if OPTIMIZER_PREFIX + 'iterations' not in arrays or model.__dict__.get('optimizer') is None:
+        return
+    keras_opt = model.optimizer
+    keras_opt.build(model)
+    opt = keras_opt.chainlet_optimizer
+    opt.t = int(arrays[OPTIMIZER_PREFIX + 'iterations'])
+    opt.epoch = int(arrays.get(OPTIMIZER_PREFIX + 'epoch', 0))
+    state = {k: v for k, v in arrays.items() if k.startswith(OPTIMIZER_PREFIX)}
+    for key, _, p in model._weight_entries():
+        rule = getattr(p, 'update_rule', None)
+        if rule is not None and f'{OPTIMIZER_PREFIX}{key}/t' in state:
+            # strict=False: a rule saved before its first update has no state arrays yet
+            rule.serialize(NpzDeserializer(state, f'{OPTIMIZER_PREFIX}{key}/', strict=False))
+
+
+def save_model(model: Any, filepath: str, include_optimizer: bool = True) -> None:
+    """Write architecture, weights and compile config of ``model`` to ``filepath`` (and, with
+    ``include_optimizer``, the optimizer's iteration count and state)."""
     data = model_json_dict(model)
     compile_config = model.get_compile_config()
     if compile_config is not None:
         data['compile_config'] = compile_config
     config = json.dumps(data, default=json_default)
-    arrays = model._weights_dict()
+    arrays = dict(model._weights_dict())
+    if include_optimizer:
+        arrays.update(_optimizer_arrays(model))
     if filepath.endswith('.keras'):
         buf = io.BytesIO()
         numpy.savez(buf, **{k: numpy.asarray(v) for k, v in arrays.items()})
@@ -421,27 +564,39 @@ def save_model(model: Any, filepath: str) -> None:
 
 def load_model(filepath: str, custom_objects: Optional[dict] = None,
                compile: bool = True) -> Any:
-    """Read a model written by :func:`save_model`."""
+    """Read a model written by :func:`save_model`; with ``compile``, the optimizer's saved
+    state (iteration count, moments) is restored too.
+
+    Raises:
+        FileNotFoundError: No file at ``filepath``.
+        chainlet.serializers.CorruptFileError: The file is empty, truncated, corrupted or of
+            another format (the message names it).
+    """
     filepath = os.fspath(filepath)
     if not os.path.exists(filepath):
         raise FileNotFoundError(f'load_model: no such file: {filepath}')
     if filepath.endswith('.keras'):
-        with zipfile.ZipFile(filepath) as z:
-            config = z.read('config.json').decode()
+        config, arrays = read_keras_archive(filepath, 'load_model')
     else:
         arrays = read_arrays(filepath, 'load_model')
         if '__config__' not in arrays:
             raise ValueError(f'load_model: {filepath} holds weights only (no model config); '
                              f'build the model and call model.load_weights instead')
         config = arrays['__config__']
-    data = json.loads(config)
+    try:
+        data = json.loads(config)
+    except ValueError as e:
+        raise _corrupt('load_model', filepath, 'model', f'its config is not valid JSON '
+                       f'({e})') from e
     model = model_from_dict(data, custom_objects)
-    model.load_weights(filepath)
+    model._load_weights_dict(arrays, f'load_model({filepath!r})')
     if compile and data.get('compile_config'):
         model.compile_from_config(data['compile_config'], custom_objects)
+        _restore_optimizer(model, arrays)
     return model
 
 
 __all__ = ['serialize_layer', 'deserialize_layer', 'functional_config',
            'functional_from_config', 'save_model', 'load_model', 'write_arrays', 'read_arrays',
-           'atomic_write', 'json_default', 'model_json_dict', 'model_from_dict']
+           'atomic_write', 'json_default', 'model_json_dict', 'model_from_dict',
+           'read_keras_archive', 'OPTIMIZER_PREFIX']

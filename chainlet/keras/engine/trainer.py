@@ -952,13 +952,21 @@ class Trainer:
 
     def save(self, filepath: str, overwrite: bool = True, include_optimizer: bool = True) -> None:
         """Save architecture, weights and compile settings in one file: ``.keras`` (a zip
-        with ``config.json`` and ``model.weights.npz``), ``.npz`` or ``.h5``. Atomic."""
+        with ``config.json`` and ``model.weights.npz``), ``.npz`` or ``.h5``. Atomic (see
+        :mod:`chainlet.keras.engine.serialization`).
+
+        Args:
+            filepath: The file to write.
+            overwrite: Replace an existing file (else ``FileExistsError``).
+            include_optimizer: Save the optimizer's iteration count and state (moments...),
+                which ``load_model`` restores so that training resumes where it stopped.
+        """
         from chainlet.keras.engine import serialization
         self._require_built('save')
         filepath = os.fspath(filepath)
         if not overwrite and os.path.exists(filepath):
             raise FileExistsError(f'save: {filepath} exists and overwrite=False')
-        serialization.save_model(self, filepath)
+        serialization.save_model(self, filepath, include_optimizer=include_optimizer)
 
     def to_json(self, **kwargs: Any) -> str:
         """The architecture as JSON (``keras.models.model_from_json`` reads it back)."""
