@@ -94,18 +94,18 @@ class HDF5Deserializer(_ArchiveDeserializer):
     def __init__(self, group: Any, path: str = '', strict: bool = True,
                  ignore_names: IgnoreNames = None) -> None:
         self._h5py = _h5py('HDF5Deserializer')
-        self.group = group
+        self._root = group  # keys are read by their full path from here
         self._setup(path, strict, ignore_names, repr(getattr(group, 'name', 'the group')))
 
     def _has(self, key: str) -> bool:
         try:
-            return isinstance(self.group.get(key), self._h5py.Dataset)
+            return isinstance(self._root.get(key), self._h5py.Dataset)
         except (OSError, RuntimeError, ValueError, KeyError):
             return False
 
     def _read(self, key: str) -> Any:
         try:
-            dataset = self.group[key]
+            dataset = self._root[key]
             if dataset.shape is None:
                 return _NONE
             data = dataset[()]
@@ -121,8 +121,15 @@ class HDF5Deserializer(_ArchiveDeserializer):
             if isinstance(obj, self._h5py.Dataset):
                 keys.append(name)
 
-        self.group.visititems(visit)
+        self._root.visititems(visit)
         return keys
+
+    @property
+    def group(self) -> Any:
+        """The HDF5 group this deserializer reads (the sub-group of a child, as Chainer's
+        ``deserializer['x'].group``); ``None`` when the file has no such group."""
+        path = self.path.strip('/')
+        return self._root.get(path) if path else self._root
 
 
 def save_hdf5(filename: FileLike, obj: Any, compression: Optional[int] = 4) -> None:

@@ -105,3 +105,14 @@ def test_serializer_and_deserializer_objects(tmp_path):
         with pytest.raises(KeyError, match="'missing'"):
             d('missing', 0)
         assert HDF5Deserializer(f, strict=False)('missing', 5) == 5
+
+
+def test_child_deserializer_group_is_the_sub_group(tmp_path):
+    path = str(tmp_path / 'g.h5')
+    with h5py.File(path, 'w') as f:
+        f.require_group('x').create_dataset('y', data=np.ones(2))
+    with h5py.File(path, 'r') as f:
+        d = HDF5Deserializer(f)
+        assert d.group.name == '/' and d['x'].group.name == '/x'
+        assert d['missing'].group is None
+        np.testing.assert_array_equal(d['x']('y', None), [1, 1])
