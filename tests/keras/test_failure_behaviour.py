@@ -308,3 +308,26 @@ def test_save_with_optimizer_restores_iterations_and_moments(tmp_path, ext):
     assert fresh.optimizer.iterations == 0
     fresh.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
     assert not all(np.allclose(a, b) for a, b in zip(model.get_weights(), fresh.get_weights()))
+
+
+@pytest.mark.gpu
+def test_save_on_gpu_restores_optimizer_state_and_labels_are_checked_in_debug(tmp_path):
+    cupy = pytest.importorskip('cupy')
+    import chainlet
+    model, x, y = _trained()
+    model.to_device('@cupy:0')
+    model.fit(x, y, batch_size=16, epochs=1, verbose=0)   # state arrays now on the device
+    path = str(tmp_path / 'm.keras')
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    loaded.to_device('@cupy:0')
+    assert loaded.optimizer.iterations == model.optimizer.iterations == 12
+    model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    loaded.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    for a, b in zip(model.get_weights(), loaded.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    y_bad = y.copy()
+    y_bad[0] = -1
+    with chainlet.using_config('debug', True):
+        with pytest.raises(ValueError, match='argument y_true: expected labels in'):
+            loaded.train_on_batch(cupy.asarray(x), cupy.asarray(y_bad))
