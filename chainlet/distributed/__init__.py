@@ -5,8 +5,7 @@ trains on its own shard of the data and the gradients are averaged before every 
 processes keep identical parameters::
 
     import chainlet.distributed as cmn
-    cmn.global_except_hook()                       # one failing process stops the job
-    comm = cmn.create_communicator('flat')
+    comm = cmn.create_communicator('flat')         # also: one failing process stops the job
     train = get_digits()[0] if comm.rank == 0 else None
     train = cmn.scatter_dataset(train, comm, shuffle=True, seed=0)
     optimizer = cmn.create_multi_node_optimizer(chainlet.optimizers.Adam(), comm)

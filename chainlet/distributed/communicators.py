@@ -23,7 +23,7 @@ from typing import Any, Iterable, Optional
 import numpy
 
 from chainlet import backend
-from chainlet.distributed import _mpi
+from chainlet.distributed import _except_hook, _mpi
 
 _COMM_DTYPES = (numpy.dtype(numpy.float16), numpy.dtype(numpy.float32),
                 numpy.dtype(numpy.float64))
@@ -173,6 +173,9 @@ class MpiCommunicatorBase(CommunicatorBase):
         self.allreduce_grad_dtype = _check_grad_dtype(type(self).__name__, allreduce_grad_dtype)
         self._init_ranks(MPI)
         self._host_buffer: Optional[numpy.ndarray] = None
+        # Safe by default: an exception on one process must not leave the others waiting
+        # forever in a collective (see chainlet.distributed._except_hook).
+        _except_hook.install_default_hook(MPI.COMM_WORLD.size)
 
     def _init_ranks(self, MPI: Any) -> None:
         comm = self._mpi_comm

@@ -4,6 +4,7 @@ Run one by hand: mpiexec -n 2 python tests/distributed/mpi_worker.py grad
 """
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -126,6 +127,7 @@ def scenario_zero_fill():
         comm = cmn.create_communicator(name)
         np.random.seed(0)
         model = TwoHeads()
+        model.cleargrads()  # as in Chainer, a fresh Parameter's gradient is NaN, not None
         x = np.ones((2, 3), np.float32)
         head = model.a if comm.rank == 0 else model.b
         F.sum(head(x)).backward()
@@ -393,6 +395,28 @@ def scenario_abort():
         raise ValueError('boom on purpose')
     comm.mpi_comm.barrier()  # never completes: rank 1 is gone
     print('rank 0 passed the barrier', flush=True)
+
+
+def scenario_abort_by_default():
+    """Without global_except_hook: creating the communicator made aborting the default."""
+    import chainlet.distributed as cmn
+    comm = cmn.create_communicator('flat')
+    if comm.rank == 1:
+        raise ValueError('boom on purpose')
+    comm.mpi_comm.barrier()  # never completes: rank 1 is gone
+    print('rank 0 passed the barrier', flush=True)
+
+
+def scenario_hook_opt_out():
+    """CHAINLET_MPI_ABORT_ON_EXCEPTION=0 keeps the user's own sys.excepthook."""
+    import chainlet.distributed as cmn
+    assert os.environ['CHAINLET_MPI_ABORT_ON_EXCEPTION'] == '0'
+    mine = sys.excepthook
+    cmn.create_communicator('naive')
+    assert sys.excepthook is mine
+    cmn.global_except_hook()  # the explicit call still installs it
+    assert sys.excepthook is not mine
+    sys.excepthook = mine
 
 
 def main():

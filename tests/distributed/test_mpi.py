@@ -37,8 +37,10 @@ pytestmark = [
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _run(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
+def _run(*args: str, timeout: float = 60.0, **extra_env: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1', MKL_NUM_THREADS='1')
+    env.pop('CHAINLET_MPI_ABORT_ON_EXCEPTION', None)
+    env.update(extra_env)
     env['PYTHONPATH'] = str(REPO) + os.pathsep + env.get('PYTHONPATH', '')
     script = args[0] if args[0].endswith('.py') else str(WORKER)
     rest = args[1:] if args[0].endswith('.py') else args
@@ -68,6 +70,30 @@ def test_exception_on_one_rank_aborts_the_job():
     assert 'uncaught exception on rank 1 of 2' in output, output
     assert 'ValueError: boom on purpose' in output, output
     assert 'rank 0 passed the barrier' not in output
+
+
+def test_exception_on_one_rank_aborts_the_job_by_default():
+    # No global_except_hook(): before the fix rank 0 waited in its barrier forever.
+    start = time.monotonic()
+    try:
+        result = _run('abort_by_default', timeout=45.0)
+    except subprocess.TimeoutExpired:
+        pytest.fail('rank 0 hung after rank 1 raised')
+    elapsed = time.monotonic() - start
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert elapsed < 30.0, f'the job took {elapsed:.1f} s to end'
+    assert 'uncaught exception on rank 1 of 2' in output, output
+    assert 'ValueError: boom on purpose' in output, output
+    assert 'rank 0 passed the barrier' not in output
+
+
+def test_default_abort_can_be_turned_off():
+    result = _run('hook_opt_out', CHAINLET_MPI_ABORT_ON_EXCEPTION='0')
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    for rank in (0, 1):
+        assert f'PASS hook_opt_out rank {rank}' in result.stdout, output
 
 
 @pytest.mark.skipif(importlib.util.find_spec('sklearn') is None,
