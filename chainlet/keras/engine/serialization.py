@@ -324,6 +324,10 @@ _ZIP_MAGIC = b'PK\x03\x04'
 _HDF5_MAGIC = b'\x89HDF\r\n\x1a\n'
 # Prefix of the optimizer's arrays in a file of model.save; load_weights skips '__' keys.
 OPTIMIZER_PREFIX = '__optimizer__/'
+# First member of every .npz written here: the list of all keys. The zip CRC-32 covers each
+# member's bytes but not the central directory, where one flipped byte can silently drop the
+# entries that follow; checking the list turns that into an error.
+_MANIFEST = '__keys__'
 
 
 def atomic_write(filepath: str, write: Callable[[Any], None], mode: str = 'wb') -> None:
@@ -388,13 +392,19 @@ def write_arrays(filepath: str, arrays: dict, where: str, config: Optional[str] 
     if not filepath.endswith('.npz'):
         raise ValueError(f'{where}: unsupported file extension in {filepath!r}; use .npz, '
                          f'.weights.npz, .h5 or (for whole models) .keras')
-    payload = {key: numpy.asarray(value) for key, value in arrays.items()}
+    payload = dict(arrays)
     if config is not None:
-        payload['__config__'] = numpy.array(config)
+        payload['__config__'] = config
 
     def write_npz(f: Any) -> None:
-        numpy.savez(f, **payload)
+        _savez(f, payload)
     atomic_write(filepath, write_npz)
+
+
+def _savez(f: Any, arrays: dict) -> None:
+    payload = {_MANIFEST: numpy.array(json.dumps(sorted(arrays)))}
+    payload.update((key, numpy.asarray(value)) for key, value in arrays.items())
+    numpy.savez(f, **payload)
 
 
 def _corrupt(where: str, filepath: str, kind: str, detail: str) -> CorruptFileError:
@@ -448,6 +458,12 @@ def _read_npz(data: bytes | str) -> dict:
         # Reading every member in full makes zipfile verify its CRC-32.
         with numpy.load(source, allow_pickle=False) as npz:
             out = {k: npz[k] for k in npz.files}
+    if _MANIFEST in out:
+        expected = set(json.loads(str(out.pop(_MANIFEST))))
+        if expected != set(out):
+            missing = sorted(expected - set(out))
+            raise ValueError(f'the zip directory lists {len(out)} of its {len(expected)} '
+                             f'members (missing {missing[:5]})')
     if '__config__' in out:
         out['__config__'] = str(out['__config__'])
     return out
@@ -549,7 +565,7 @@ def save_model(model: Any, filepath: str, include_optimizer: bool = True) -> Non
         arrays.update(_optimizer_arrays(model))
     if filepath.endswith('.keras'):
         buf = io.BytesIO()
-        numpy.savez(buf, **{k: numpy.asarray(v) for k, v in arrays.items()})
+        _savez(buf, arrays)
 
         def write_zip(f: Any) -> None:
             with zipfile.ZipFile(f, 'w', compression=zipfile.ZIP_STORED) as z:
