@@ -68,6 +68,17 @@ def is_temp_name(filename: str) -> bool:
     return filename.startswith('.') and filename.endswith(_TEMP_SUFFIX)
 
 
+_TEMP_RE = re.compile(r'\.(?P<base>.+)\.(?P<host>[A-Za-z0-9_-]+)-(?P<pid>[0-9]+)\.[0-9a-f]+'
+                      + re.escape(_TEMP_SUFFIX))
+
+
+def _is_own_temp(path: str) -> bool:
+    # A temporary file of this very process, e.g. the one a snapshot writer hands to save_npz.
+    match = _TEMP_RE.fullmatch(os.path.basename(path))
+    return (match is not None and match['host'] == _host_tag()
+            and int(match['pid']) == os.getpid() and os.path.exists(path))
+
+
 def _pid_is_running(pid: int) -> bool:
     if pid == os.getpid():
         return True
@@ -159,6 +170,12 @@ def atomic_path(path: PathLike) -> Iterator[str]:
     """
     shown = os.fspath(path)
     target = os.path.realpath(shown)
+    if _is_own_temp(target):
+        # Already a private temporary file of an enclosing atomic write (a snapshot writer
+        # calling save_npz): write it in place, so that a kill leaves no nested leftover that
+        # no later save would recognize.
+        yield target
+        return
     directory = os.path.dirname(target)
     remove_stale_temps(target)
     tmp = temp_name(target)

@@ -42,6 +42,10 @@ KILLED_SAVE = textwrap.dedent("""
             die()
         folder, name = os.path.split(target)
         snapshot_writers.SimpleWriter(savefun=savefun)(name, folder, link)
+    elif kind == 'snapshot_npz':    # the default savefun, save_npz, inside the writer
+        os.fsync = die
+        folder, name = os.path.split(target)
+        snapshot_writers.SimpleWriter()(name, folder, link)
     elif kind == 'text':
         from chainlet.training._files import write_text_atomic
         os.fsync = die
@@ -62,14 +66,14 @@ def _save(kind, target):
         serializers.save_npz(target, make_net(1))
     elif kind == 'hdf5':
         serializers.save_hdf5(target, make_net(1))
-    elif kind == 'snapshot':
+    elif kind in ('snapshot', 'snapshot_npz'):
         folder, name = os.path.split(target)
         snapshot_writers.SimpleWriter()(name, folder, make_net(1))
     else:
         _files.write_text_atomic(str(target), 'log')
 
 
-@pytest.mark.parametrize('kind', ['npz', 'hdf5', 'snapshot', 'text'])
+@pytest.mark.parametrize('kind', ['npz', 'hdf5', 'snapshot', 'snapshot_npz', 'text'])
 def test_leftovers_of_killed_saves_are_removed_by_the_next_save(tmp_path, kind):
     if kind == 'hdf5':
         pytest.importorskip('h5py')
