@@ -174,6 +174,11 @@ class FunctionNode:
         return type(self).__name__
 
     @property
+    def _impl_name(self) -> str:
+        # Chainer's name of the implementing class (hooks report it; labels may differ).
+        return type(self).__name__
+
+    @property
     def local_function_hooks(self) -> collections.OrderedDict:
         """Ordered dict of hooks registered on this node only."""
         if self._local_function_hooks is None:
@@ -383,9 +388,10 @@ class FunctionNode:
     def backward(self, target_input_indexes: tuple, grad_outputs: tuple) -> tuple:
         """Return gradients (Variables or ``None``) of the inputs in ``target_input_indexes``.
 
-        The result may list one gradient per target index or one per input.
+        The result may list one gradient per target index or one per input. The default, as
+        in Chainer, gives none: a function without ``backward`` passes no gradient back.
         """
-        raise NotImplementedError(f'{self.label} does not implement backward')
+        return (None,) * len(target_input_indexes)
 
     def backward_accumulate(self, target_input_indexes: tuple, grad_outputs: tuple,
                             grad_inputs: tuple) -> tuple:

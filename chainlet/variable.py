@@ -781,3 +781,12 @@ def as_variable(obj: Any) -> Variable:
 def as_array(obj: Any) -> Any:
     """Return the array of a Variable, or ``obj`` itself if it is already an array."""
     return obj._data if isinstance(obj, Variable) else obj
+
+
+def __getattr__(name: str) -> Any:
+    # Chainer code imports Parameter from chainer.variable; it lives in chainlet.parameter,
+    # which imports this module, so it is fetched on first use.
+    if name == 'Parameter':
+        from chainlet.parameter import Parameter
+        return Parameter
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

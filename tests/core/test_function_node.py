@@ -254,3 +254,17 @@ def test_calling_a_node_like_a_function_points_to_apply():
     with pytest.raises(TypeError, match=r'Square: a FunctionNode is applied, not called: use '
                                         r'Square\(...\).apply'):
         Square()(np.ones(1))
+
+
+def test_default_backward_passes_no_gradient_and_impl_name():
+    class NoBackward(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2,
+    x = Variable(np.ones(2))
+    y, = NoBackward().apply((x,))
+    y.grad = np.ones(2)
+    y.backward()
+    assert x.grad is None
+    assert NoBackward()._impl_name == 'NoBackward'
+    from chainlet.variable import Parameter  # Chainer's import path
+    assert Parameter is chainlet.Parameter
