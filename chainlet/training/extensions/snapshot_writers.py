@@ -30,6 +30,7 @@ import multiprocessing
 import os
 import queue
 import threading
+import traceback
 from typing import Any, Callable, Optional
 
 import numpy
@@ -199,6 +200,7 @@ class QueueWriter(Writer):
         super().__init__()
         self._task = task if task is not None else self.create_task(
             savefun if savefun is not None else _default_savefun())
+        self._errors: list = []
         self._queue = self.create_queue()
         self._consumer = self.create_consumer(self._queue)
         self._consumer.start()
@@ -221,7 +223,7 @@ class QueueWriter(Writer):
         raise NotImplementedError(f'{type(self).__name__} does not implement create_consumer')
 
     def consume(self, q: Any) -> None:
-        """Run the queued tasks until ``None`` arrives."""
+        """Run the queued tasks until ``None`` arrives; a failing task stops the consumer."""
         while True:
             item = q.get()
             try:
@@ -229,16 +231,34 @@ class QueueWriter(Writer):
                     return
                 item[0](item[1], item[2], item[3])
                 self._post_save()
+            except Exception as e:
+                # finalize reports it: a thread consumer shares this list; a process consumer
+                # prints the traceback here and exits with status 1.
+                self._errors.append(e)
+                if multiprocessing.parent_process() is None:
+                    return  # a thread: finalize reads self._errors
+                traceback.print_exc()
+                raise SystemExit(1) from None
             finally:
                 q.task_done()
 
     def finalize(self) -> None:
-        """Save what is queued and stop the consumer."""
+        """Save what is queued and stop the consumer.
+
+        Raises:
+            RuntimeError: The consumer failed (a task raised, or the consumer process died), so
+                some snapshots were not written. Waiting for its queue would never end then.
+        """
         if self._started:
             self._started = False
             self._queue.put(None)
-            self._queue.join()
+            # Joining the consumer, not the queue: a dead consumer never drains its queue.
             self._consumer.join()
+            exitcode = getattr(self._consumer, 'exitcode', 0)
+            if self._errors or exitcode:
+                cause = repr(self._errors[0]) if self._errors else f'exit code {exitcode}'
+                raise RuntimeError(f'{type(self).__name__}: the snapshot writer failed ({cause}); '
+                                   f'snapshots queued after the failure were not saved')
 
 
 class ThreadQueueWriter(QueueWriter):
