@@ -84,6 +84,10 @@ class FunctionAdapter(FunctionNode):
     def label(self) -> str:
         return self.function.label
 
+    @property
+    def _impl_name(self) -> str:
+        return type(self.function).__name__
+
     def check_type_forward(self, in_types: Any) -> None:
         self.function.check_type_forward(in_types)
 
