@@ -82,45 +82,48 @@ def _add_stack(error: Exception, func: _fn.FunctionNode) -> None:
     error.args = (text,) + tuple(error.args[1:])
 
 
+def _per_target(func: _fn.FunctionNode, gxs: tuple, indexes: tuple) -> tuple:
+    """A backward may return one gradient per input: keep those of the target indexes."""
+    n_in = len(func.inputs)
+    if len(gxs) != n_in:
+        raise ValueError(
+            f'{func.label}: number of gradients returned from backward is incorrect: '
+            f'{len(gxs)} gradients; expected {len(indexes)} (one per target index) or {n_in} '
+            f'(one per input)')
+    return tuple([gxs[i] for i in indexes])
+
+
+def _checked_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any,
+                  double: bool) -> Variable:
+    """Check a gradient's shape and dtype against its input; wrap a bare array."""
+    data = gx._data if isinstance(gx, Variable) else gx
+    if isinstance(gx, Variable) or backend.is_array(gx):
+        # An integer input may receive a gradient of another dtype (as in Chainer).
+        if data.shape == node.shape and (data.dtype == node.dtype or node.dtype.kind != 'f'):
+            return gx if isinstance(gx, Variable) else _as_grad_variable(gx, func, double)
+    raise _bad_grad(func, i, node, data)
+
+
 def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: Optional[tuple],
                    double: bool, debug: bool) -> list:
     """Run one node's backward and return its checked gradients, one per target index.
 
     ``pending`` holds the gradients the targets already have when the node implements
-    ``backward_accumulate`` (``None`` otherwise). Bare arrays are wrapped (as dead ends under
-    double backprop); a wrong count, shape or dtype raises naming the function.
+    ``backward_accumulate`` (``None`` otherwise). The scheduler's loop in :func:`_run` does the
+    same steps inline (one call less per node on the hot path).
     """
     if pending is not None:
         gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, pending)
-    elif gys[0] is not None and type(gys[0]._data) is _ndarray:
-        gxs = func.backward(indexes, gys)  # the CPU fast path
     else:
         gxs = _on_device_of(gys, func.backward, indexes, gys)
     if type(gxs) is not tuple:
         gxs = _grads_as_tuple(func, gxs)
-    in_nodes = func.inputs
     if len(gxs) != len(indexes):
-        if len(gxs) != len(in_nodes):
-            raise ValueError(
-                f'{func.label}: number of gradients returned from backward is incorrect: '
-                f'{len(gxs)} gradients; expected {len(indexes)} (one per target index) or '
-                f'{len(in_nodes)} (one per input)')
-        gxs = [gxs[i] for i in indexes]
+        gxs = _per_target(func, gxs, indexes)
     checked = []
     for i, gx in zip(indexes, gxs):
         if gx is not None:
-            node = in_nodes[i]
-            if type(gx) is not Variable and not isinstance(gx, Variable):
-                if not backend.is_array(gx) or gx.shape != node.shape or (
-                        gx.dtype != node.dtype and node.dtype.kind == 'f'):
-                    raise _bad_grad(func, i, node, gx)
-                gx = _as_grad_variable(gx, func, double)
-            else:
-                data = gx._data
-                # An integer input may receive a gradient of another dtype (as in Chainer).
-                if data.shape != node.shape or (
-                        data.dtype != node.dtype and node.dtype.kind == 'f'):
-                    raise _bad_grad(func, i, node, data)
+            gx = _checked_grad(func, i, func.inputs[i], gx, double)
             if debug:
                 _fn._check_finite((gx._data,), 'gradient of input', func, index=i)
         checked.append(gx)
@@ -215,33 +218,49 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                 for hook in hooks:
                     hook.backward_preprocess(func, in_data, out_grad)
 
-            pending = None
-            if func._has_backward_accumulate:
-                pending = []
-                for i in indexes:
-                    lst = grads.pop(in_nodes[i], None)
-                    pending.append(None if lst is None else _sum_grads(lst))
-                pending = tuple(pending)
             try:
-                gxs = _backward_step(func, indexes, gys, pending, double, debug)
+                if func._has_backward_accumulate:
+                    pending = []
+                    for i in indexes:
+                        lst = grads.pop(in_nodes[i], None)
+                        pending.append(None if lst is None else _sum_grads(lst))
+                    gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys,
+                                        tuple(pending))
+                elif gys[0] is not None and type(gys[0]._data) is _ndarray:
+                    gxs = func.backward(indexes, gys)  # the CPU fast path
+                else:
+                    gxs = _on_device_of(gys, func.backward, indexes, gys)
+                if type(gxs) is not tuple:
+                    gxs = _grads_as_tuple(func, gxs)
+                if len(gxs) != len(indexes):
+                    gxs = _per_target(func, gxs, indexes)
+                for i, gx in zip(indexes, gxs):
+                    if gx is None:
+                        continue
+                    node = in_nodes[i]
+                    if type(gx) is Variable:  # the common case, checked inline
+                        data = gx._data
+                        if data.shape != node.shape or (
+                                data.dtype != node.dtype and node.dtype.kind == 'f'):
+                            raise _bad_grad(func, i, node, data)
+                    else:
+                        gx = _checked_grad(func, i, node, gx, double)
+                    if debug:
+                        _fn._check_finite((gx._data,), 'gradient of input', func, index=i)
+                    lst = grads.get(node)
+                    if lst is None:
+                        grads[node] = [gx]
+                        creator = node.creator_node
+                        if creator is not None and creator not in pushed:
+                            # Rank ties: the later-created node first (deterministic runs).
+                            pushed.add(creator)
+                            _heappush(heap, (-creator.rank, -creator._order, creator))
+                    else:
+                        lst.append(gx)
             except Exception as e:
                 if func.stack:  # debug mode: say where the failing function was applied
                     _add_stack(e, func)
                 raise
-            for i, gx in zip(indexes, gxs):
-                if gx is None:
-                    continue
-                node = in_nodes[i]
-                lst = grads.get(node)
-                if lst is None:
-                    grads[node] = [gx]
-                    creator = node.creator_node
-                    if creator is not None and creator not in pushed:
-                        # Rank ties: the later-created node first (deterministic runs).
-                        pushed.add(creator)
-                        _heappush(heap, (-creator.rank, -creator._order, creator))
-                else:
-                    lst.append(gx)
 
             if hooks:
                 for hook in hooks:
