@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import functools
 import itertools
 import threading
 import traceback
@@ -116,6 +117,10 @@ def _check_finite(arrays: Iterable[Any], what: str, func: 'FunctionNode',
                                f'{what} {i} (debug mode){where}')
 
 
+def _dsl_check(self: 'FunctionNode', in_data: tuple) -> None:
+    _type_check.check_with_dsl(self, in_data)
+
+
 def _checks_then_dsl(check_arrays: Any) -> Any:
     def check(self: 'FunctionNode', in_data: tuple) -> None:
         check_arrays(self, in_data)
@@ -163,10 +168,12 @@ class FunctionNode:
         cls._use_forward_gpu = _prefers_forward_gpu(cls)
         cls._has_backward_accumulate = \
             cls.backward_accumulate is not FunctionNode.backward_accumulate
-        if 'check_type_forward' in cls.__dict__ and \
-                cls._check_arrays is not FunctionNode._check_arrays:
-            # A subclass of a built-in adds Chainer-style checks: run both.
-            cls._check_arrays = _checks_then_dsl(cls._check_arrays)
+        if 'check_type_forward' in cls.__dict__:
+            if cls._check_arrays in (FunctionNode._check_arrays, _dsl_check):
+                cls._check_arrays = _dsl_check  # a user function with Chainer-style checks
+            elif '_check_arrays' not in cls.__dict__:
+                # A subclass of a built-in adds Chainer-style checks: run both.
+                cls._check_arrays = _checks_then_dsl(cls._check_arrays)
 
     @property
     def label(self) -> str:
@@ -326,6 +333,8 @@ class FunctionNode:
             node.__dict__.pop(name, None)
         if self._local_function_hooks is not None:
             node._local_function_hooks = collections.OrderedDict(self._local_function_hooks)
+        if '_instance_check_type_forward' in self.__dict__:
+            node._check_arrays = functools.partial(_dsl_check, node)
         return node
 
     def _device_of(self, inputs: Sequence[Any], in_data: tuple) -> Any:
@@ -353,7 +362,7 @@ class FunctionNode:
 
     # -- to be implemented by subclasses --
 
-    def check_type_forward(self, in_types: Any) -> None:
+    def _accept_any_types(self, in_types: Any) -> None:
         """Check the inputs with Chainer's type-check language (the default accepts anything).
 
         ``in_types`` holds one entry per input; conditions are stated with
@@ -362,12 +371,23 @@ class FunctionNode:
         the condition and the actual values. Skipped when ``chainlet.config.type_check`` is off.
         """
 
+    def _set_check_type_forward(self, check: Any) -> None:
+        # A check set on one instance (Chainer's tests mock it there): run it for this
+        # instance only, without making the default path of every other node pay for a lookup.
+        self.__dict__['_instance_check_type_forward'] = check
+        self._check_arrays = functools.partial(_dsl_check, self)
+
+    # Subclasses define check_type_forward as a plain method; on FunctionNode itself it is a
+    # property so that assigning it to an instance is seen by apply().
+    check_type_forward = property(
+        lambda self: self.__dict__.get('_instance_check_type_forward', self._accept_any_types),
+        _set_check_type_forward, doc=_accept_any_types.__doc__)
+
     def _check_arrays(self, in_data: tuple) -> None:
-        # What apply() calls. Built-in functions override it with direct checks on the arrays;
-        # this default runs check_type_forward when a class or instance defines one.
-        if type(self).check_type_forward is not FunctionNode.check_type_forward or \
-                'check_type_forward' in self.__dict__:
-            _type_check.check_with_dsl(self, in_data)
+        # What apply() calls: nothing to check by default. Built-in functions override it with
+        # direct checks on the arrays; a class defining check_type_forward gets _dsl_check (see
+        # __init_subclass__).
+        pass
 
     def forward(self, inputs: tuple) -> tuple:
         """Compute output arrays from input arrays (dispatches to ``forward_cpu``/``forward_gpu``).
