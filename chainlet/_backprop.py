@@ -55,6 +55,11 @@ def _as_grad_variable(gx: Any, func: _fn.FunctionNode, double: bool) -> Variable
     return _fn.NonDifferentiableGrad.attach(func, gx)
 
 
+class GradientDtypeError(TypeError, ValueError):
+    """A backward returned a gradient of the wrong dtype: a ``TypeError`` by chainlet's rule
+    for wrong kinds, and the ``ValueError`` Chainer raises for it."""
+
+
 def _bad_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any) -> Exception:
     if not backend.is_array(gx):
         return TypeError(f'{func.label}.backward: gradient of input {i} must be a Variable, '
@@ -63,9 +68,9 @@ def _bad_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any) -> Ex
         return ValueError(f'{func.label}: shape of gradients returned from backward is incorrect: '
                           f'gradient of input {i} has shape {gx.shape}, expected {node.shape} '
                           f'(the shape of the input)')
-    return TypeError(f'{func.label}: dtype of gradients returned from backward is incorrect: '
-                     f'gradient of input {i} has dtype {gx.dtype}, expected {node.dtype} '
-                     f'(the dtype of the input)')
+    return GradientDtypeError(
+        f'{func.label}: dtype of gradients returned from backward is incorrect: gradient of '
+        f'input {i} has dtype {gx.dtype}, expected {node.dtype} (the dtype of the input)')
 
 
 def _grads_as_tuple(func: _fn.FunctionNode, gxs: Any) -> tuple:
