@@ -406,8 +406,10 @@ def add(*xs: Any) -> Variable:
     """
     if len(xs) == 2:
         lhs, rhs = xs
-        if type(rhs) in _TENSOR_TYPES and type(lhs) in _TENSOR_TYPES and \
-                (type(lhs) is type(rhs) or lhs.dtype == rhs.dtype):
+        tl, tr = type(lhs), type(rhs)
+        if tl in _TENSOR_TYPES and tr in _TENSOR_TYPES and (
+                tl is tr or (lhs._data if tl is Variable else lhs).dtype is
+                (rhs._data if tr is Variable else rhs).dtype):
             return Add().apply(xs)[0]
         if _is_scalar(rhs):
             return AddConstant(_scalar(rhs)).apply((lhs,))[0]
@@ -443,8 +445,12 @@ def mul(lhs: Any, rhs: Any) -> Variable:
         >>> (x * 2.0).dtype
         dtype('float32')
     """
-    if type(rhs) in _TENSOR_TYPES and type(lhs) in _TENSOR_TYPES and \
-            (type(lhs) is type(rhs) or lhs.dtype == rhs.dtype):
+    tl, tr = type(lhs), type(rhs)
+    # Inline dtype test (no Variable property, no call): operators run it on every use. NumPy's
+    # builtin dtypes are singletons; another equal dtype object only takes the slower path.
+    if tl in _TENSOR_TYPES and tr in _TENSOR_TYPES and (
+            tl is tr or (lhs._data if tl is Variable else lhs).dtype is
+            (rhs._data if tr is Variable else rhs).dtype):
         return Mul().apply((lhs, rhs))[0]
     if _is_scalar(rhs):
         return MulConstant(_scalar(rhs)).apply((lhs,))[0]
