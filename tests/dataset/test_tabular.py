@@ -133,10 +133,10 @@ def test_slice_keeps_dict_mode_and_turns_none_into_tuple():
     assert Table(keys=('a',), mode=None).slice[:, 'a'].mode is None
 
 
-@pytest.mark.parametrize('outer, inner', itertools.product(
+@pytest.mark.parametrize('outer, inner', list(itertools.product(
     [slice(None), slice(1, None, 2), slice(4, None, -1), slice(5, 0, -2), [4, 0, 2, 2]],
     [None, slice(None), slice(1, None), slice(None, None, -1), slice(2, 0, -1),
-     slice(5, 9), [1, 0], []]))
+     slice(5, 9), [1, 0], []])))
 def test_slice_of_slice_composes_rows(outer, inner):
     t = Table(size=7, as_array=True)
     view = t.slice[outer]
