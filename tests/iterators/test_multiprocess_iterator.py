@@ -207,19 +207,25 @@ FAILING_SCRIPT = textwrap.dedent('''
     import sys, traceback
     from chainlet.iterators import MultiprocessIterator
     import failing_datasets as fd
-    dataset = getattr(fd, sys.argv[1])()
-    it = MultiprocessIterator(dataset, 2, repeat=False, shuffle=False, n_processes=2,
-                              dataset_timeout=None, start_method=sys.argv[2])
-    batches = []
-    try:
-        for batch in it:
-            batches.append(batch)
-    except Exception as e:
-        print('BATCHES', batches)
-        print('TYPE', type(e).__name__)
-        print(''.join(traceback.format_exception(e)))
-    finally:
-        it.finalize()
+
+    def main():
+        dataset = getattr(fd, sys.argv[1])()
+        it = MultiprocessIterator(dataset, 2, repeat=False, shuffle=False, n_processes=2,
+                                  dataset_timeout=None, start_method=sys.argv[2])
+        batches = []
+        try:
+            for batch in it:
+                batches.append(batch)
+        except Exception as e:
+            print('BATCHES', batches)
+            print('TYPE', type(e).__name__)
+            print(''.join(traceback.format_exception(e)))
+            print('NOTES', getattr(e, '__notes__', []))  # Python 3.10 does not print notes
+        finally:
+            it.finalize()
+
+    if __name__ == '__main__':  # forkserver and spawn re-import the main module
+        main()
 ''')
 
 

@@ -7,6 +7,8 @@ retained factor, so it can be differentiated again.
 """
 from __future__ import annotations
 
+import numpy
+
 from typing import Any
 
 from chainlet import backend
@@ -35,7 +37,10 @@ class Cholesky(FunctionNode):
         a, = inputs
         self.retain_outputs((0,))
         xp = backend.get_array_module(a)
-        return xp.linalg.cholesky(a).astype(a.dtype, copy=False),
+        try:
+            return xp.linalg.cholesky(a).astype(a.dtype, copy=False),
+        except numpy.linalg.LinAlgError as e:  # a ValueError only since NumPy 1.25
+            raise ValueError(f'cholesky: argument a: {e}') from e
 
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.array.transpose import transpose

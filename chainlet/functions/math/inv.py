@@ -24,7 +24,10 @@ def inv_array(a: Any) -> Any:
     from chainlet._config import config
     xp = backend.get_array_module(a)
     work = a.astype(numpy.promote_types(a.dtype, numpy.float32), copy=False)
-    y = xp.linalg.inv(work)
+    try:
+        y = xp.linalg.inv(work)
+    except numpy.linalg.LinAlgError as e:  # a ValueError only since NumPy 1.25
+        raise ValueError(f'inv: argument a: {e}') from e
     if xp is not numpy and config.debug and not bool(xp.isfinite(y).all()):
         raise ValueError('inv: argument a: input has singular matrices')
     return y.astype(a.dtype, copy=False)

@@ -8,10 +8,10 @@ from chainlet.functions.math.sign import _array
 from chainlet.variable import Variable, as_variable
 
 
-def _round(func: str, x: Any) -> Variable:
+def _round(func: str, x: Any, xp_name: str = '') -> Variable:
     data = _array(func, x)
     xp = backend.get_array_module(data)
-    y = getattr(xp, func)(data)
+    y = getattr(xp, xp_name or func)(data)
     return as_variable(xp.asarray(y).astype(data.dtype, copy=False))
 
 
@@ -69,4 +69,4 @@ def fix(x: Any) -> Variable:
         >>> F.fix(np.array([-1.5, 0.2, 2.7])).array
         array([-1.,  0.,  2.])
     """
-    return _round('fix', x)
+    return _round('fix', x, 'trunc')  # the same rounding; numpy.fix is deprecated in NumPy 2.5
