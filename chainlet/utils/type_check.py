@@ -310,19 +310,15 @@ class Constant(Atom):
         return self.value
 
 
-class Variable(Atom):
-    """A named value (``in_types[0]``, or the name given by :func:`argname`)."""
+class Variable(Constant):
+    """A named value (``in_types[0]``, or the name given by :func:`argname`), shown by name."""
 
     def __init__(self, value: Any, name: str) -> None:
-        super().__init__()
-        self.value = value
+        super().__init__(value)
         self.name = name
 
     def __str__(self) -> str:
         return self.name
-
-    def eval(self) -> Any:
-        return self.value
 
 
 class GetAttr(Atom):
