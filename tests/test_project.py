@@ -150,6 +150,25 @@ def test_example_convnet_smoke():
     assert acc > 0.7
 
 
+def test_example_train_vae_smoke(tmp_path):
+    pytest.importorskip('sklearn')
+    out = _run_example('examples/train_vae.py', '--epochs', '5', '--out', str(tmp_path))
+    initial = float(re.search(r'initial test loss \(negative ELBO\): ([0-9.]+)', out).group(1))
+    final = float(re.search(r'final test loss \(negative ELBO\): ([0-9.]+)', out).group(1))
+    # Untrained, the decoder predicts 0.5 everywhere (about 64 * log 2 = 44 nats); after a
+    # few epochs the bound is far tighter.
+    assert final < 0.7 * initial, (initial, final)
+    assert (tmp_path / 'model_epoch_5').exists()
+
+
+def test_example_crf_tagger_smoke(tmp_path):
+    out = _run_example('examples/crf_tagger.py', '--epochs', '3', '--out', str(tmp_path))
+    chance = float(re.search(r'most-frequent-tag accuracy \(chance level\): ([0-9.]+)',
+                             out).group(1))
+    acc = float(re.search(r'final test accuracy: ([0-9.]+)', out).group(1))
+    assert chance < 0.4 and acc > 0.8, (chance, acc)
+
+
 def test_flake8_clean():
     """The code follows the lint configuration in setup.cfg (line length 99, pyflakes)."""
     pytest.importorskip('flake8')

@@ -53,3 +53,25 @@ def test_crf1d_batch_major_and_default_cost():
     assert [p.tolist() for p in path] == [[0, 1, 0], [1]]
     with pytest.raises(ValueError):
         L.CRF1d(0)
+
+
+def test_crf1d_batch_major_sorts_unsorted_input_and_returns_input_order():
+    # Regression: batch-major sequences need not be sorted by length (Chainer 7 sorts them);
+    # paths, scores and per-sequence losses come back in the order of the input.
+    rng = np.random.RandomState(1)
+    crf = L.CRF1d(3, initial_cost=rng.randn(3, 3).astype(np.float32))
+    lengths = [2, 4, 1, 3]
+    xs = [rng.randn(n, 3).astype(np.float32) for n in lengths]
+    ys = [rng.randint(0, 3, n).astype(np.int32) for n in lengths]
+    losses = crf(xs, ys, reduce='no', transpose=True)
+    expected = [_nll(crf.cost.array, list(x), list(y)) for x, y in zip(xs, ys)]
+    np.testing.assert_allclose(losses.array, expected, rtol=1e-5)
+    np.testing.assert_allclose(crf(xs, ys, transpose=True).array, np.mean(expected), rtol=1e-5)
+    score, path = crf.argmax(xs, transpose=True)
+    assert [len(p) for p in path] == lengths
+    for x, p, s in zip(xs, path, score.array):
+        alone_score, alone_path = crf.argmax([x], transpose=True)
+        assert p.tolist() == alone_path[0].tolist()
+        np.testing.assert_allclose(s, alone_score.array[0], rtol=1e-6)
+    check_backward(lambda *a: crf(list(a), ys, reduce='no', transpose=True), tuple(xs),
+                   rng.randn(4).astype(np.float32), params=[crf.cost], seed=0, dtype=np.float64)
