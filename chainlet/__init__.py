@@ -25,7 +25,7 @@ from chainlet._config import get_dtype, mixed16  # noqa: F401
 from chainlet.backend import get_array_types, get_cpu_array_types  # noqa: F401
 from chainlet.backend import is_arrays_compatible  # noqa: F401
 from chainlet.function import Function, FunctionAdapter  # noqa: F401
-from chainlet.function_node import FunctionNode  # noqa: F401
+from chainlet.function_node import FunctionNode, get_function_hooks  # noqa: F401
 from chainlet.link import Chain, ChainList, Link, Sequential  # noqa: F401
 from chainlet.link_hook import LinkHook  # noqa: F401
 from chainlet.parameter import Parameter  # noqa: F401
@@ -101,6 +101,23 @@ def __getattr__(name: str) -> Any:
     if name == 'serializer':  # Chainer's module holding Serializer and Deserializer
         return importlib.import_module('chainlet.serializers')
     raise AttributeError(f'module chainlet has no attribute {name!r}')
+
+
+class _FallbackType:
+    """Type of :data:`Fallback` (one instance; its repr is its name)."""
+
+    def __repr__(self) -> str:
+        return 'Fallback'
+
+
+#: What a ``FunctionNode.forward_chainerx`` returns to say "run the NumPy/CuPy forward instead"
+#: (Chainer's sentinel; chainlet has no ChainerX path, so only user code ever returns it).
+Fallback = _FallbackType()
+
+
+def get_compute_mode() -> Any:
+    """``chainlet.config.compute_mode`` (Chainer's accessor; ``None`` unless set)."""
+    return _config.config.compute_mode
 
 
 def is_debug() -> bool:

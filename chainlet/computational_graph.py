@@ -60,6 +60,48 @@ def _quote(value: Any) -> str:
     return f'"{text}"'
 
 
+class DotNode:
+    """One node of the graph with its DOT attributes (Chainer's helper class).
+
+    Args:
+        node: A ``VariableNode`` or ``FunctionNode``.
+        attribute: DOT attributes added to (and overriding) the defaults: the node's label
+            (prefixed ``name: `` for a named variable when ``show_name``), shape ``oval`` for a
+            variable and ``box`` for a function.
+        show_name: Prefix a variable's label with its name.
+
+    Example:
+        >>> import numpy as np, chainlet
+        >>> x = chainlet.Variable(np.zeros(2, dtype=np.float32), name='x')
+        >>> DotNode(x.node, {'color': 'red'}).label.endswith(
+        ...     '[label="x: (2), float32",shape="oval",color="red"];')
+        True
+    """
+
+    def __init__(self, node: Union[VariableNode, FunctionNode], attribute: Any = None,
+                 show_name: bool = True) -> None:
+        if not isinstance(node, (VariableNode, FunctionNode)):
+            raise TypeError(f'DotNode: argument node: expected a VariableNode or FunctionNode, '
+                            f'got {type(node).__name__}')
+        self.node = node
+        self.id_ = id(node)
+        self.attribute = {'label': node.label}
+        if isinstance(node, VariableNode):
+            if show_name and node.name is not None:
+                self.attribute['label'] = f'{node.name}: {node.label}'
+            self.attribute['shape'] = 'oval'
+        else:
+            self.attribute['shape'] = 'box'
+        if attribute is not None:
+            self.attribute.update(attribute)
+
+    @property
+    def label(self) -> str:
+        """The DOT statement of the node: ``<id> [key="value",...];``."""
+        body = ','.join(f'{key}={_quote(value)}' for key, value in self.attribute.items())
+        return f'{self.id_} [{body}];'
+
+
 class ComputationalGraph:
     """A computational graph: nodes (VariableNodes and FunctionNodes) and directed edges.
 

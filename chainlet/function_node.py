@@ -534,3 +534,12 @@ class NonDifferentiableGrad(FunctionNode):
         raise RuntimeError(
             f'{self._origin}: its backward is not differentiable (it returned bare arrays), so '
             f'double backprop cannot go through it; write the backward with chainlet functions')
+
+
+def __getattr__(name: str) -> Any:
+    # Chainer defines ``grad`` in this module; chainlet's lives in ``_backprop``, which imports
+    # this module, so it is fetched on first use.
+    if name == 'grad':
+        from chainlet._backprop import grad
+        return grad
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

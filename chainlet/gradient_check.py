@@ -393,3 +393,12 @@ def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
                    atol=atol, rtol=rtol,
                    no_grads=list(no_grads) + [False] * (len(inputs) - n_x), dtype=dtype,
                    detect_nondifferentiable=detect_nondifferentiable, seed=seed)
+
+
+def __getattr__(name: str) -> Any:
+    # Chainer re-exports ``testing.assert_allclose`` here; loaded on first use so that this
+    # module does not pull in all of ``chainlet.testing``.
+    if name == 'assert_allclose':
+        from chainlet.testing.array import assert_allclose
+        return assert_allclose
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

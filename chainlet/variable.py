@@ -783,6 +783,28 @@ def as_array(obj: Any) -> Any:
     return obj._data if isinstance(obj, Variable) else obj
 
 
+def variable_repr(var: Variable) -> str:
+    """``repr(var)``: the array as ``numpy.array_repr`` lays it out, prefixed ``variable NAME(``.
+
+    Example:
+        >>> import numpy as np
+        >>> variable_repr(Variable(np.array([0., 1.]), name='x'))
+        'variable x([0., 1.])'
+    """
+    return _array_text(var, ', ')
+
+
+def variable_str(var: Variable) -> str:
+    """``str(var)``: the array as ``str`` shows it, prefixed ``variable NAME(``.
+
+    Example:
+        >>> import numpy as np
+        >>> variable_str(Variable(np.array([0., 1.])))
+        'variable([0. 1.])'
+    """
+    return _array_text(var, ' ')
+
+
 def __getattr__(name: str) -> Any:
     # Chainer code imports Parameter from chainer.variable; it lives in chainlet.parameter,
     # which imports this module, so it is fetched on first use.

@@ -33,6 +33,7 @@ from chainlet.training.extension import PRIORITY_EDITOR  # noqa: F401
 from chainlet.training.extension import PRIORITY_READER  # noqa: F401
 from chainlet.training.extension import PRIORITY_WRITER  # noqa: F401
 from chainlet.training.trainer import Trainer  # noqa: F401
+from chainlet.training.triggers import IntervalTrigger  # noqa: F401
 from chainlet.training.updater import Updater  # noqa: F401
 from chainlet.training.updaters import ParallelUpdater  # noqa: F401
 from chainlet.training.updaters import StandardUpdater  # noqa: F401

@@ -73,3 +73,12 @@ def clipped_relu(x: Any, z: float = 20.0) -> Variable:
         array([ 0.,  2., 10.], dtype=float32)
     """
     return ClippedReLU(positive_param('clipped_relu', 'z', z)).apply((x,))[0]
+
+
+def __getattr__(name: str) -> Any:
+    # Chainer's module path for relu6; relu6 imports this module, so it is
+    # fetched on first use.
+    if name == 'relu6':
+        from chainlet.functions.activation.relu6 import relu6
+        return relu6
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

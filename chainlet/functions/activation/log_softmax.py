@@ -9,6 +9,7 @@ from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions import _cuda_kernels
+from chainlet.functions.math.logsumexp import logsumexp  # noqa: F401  (Chainer has it here)
 from chainlet.variable import Variable
 
 

@@ -8,6 +8,7 @@ import numpy
 from chainlet import backend
 from chainlet.function_node import FunctionNode
 from chainlet.functions.array._util import InvalidValue, check_array
+from chainlet.functions.array.broadcast_many import Broadcast, broadcast  # noqa: F401  (Chainer)
 from chainlet.variable import Variable
 
 

@@ -87,6 +87,9 @@ class ShiftFunction(FunctionNode):
         return ShiftFunction((self.kh, self.kw), (-self.dy, -self.dx)).apply(grad_outputs)
 
 
+Shift = ShiftFunction  # Chainer's name of the node
+
+
 def shift(x: Any, ksize: IntOrPair = 3, dilate: IntOrPair = 1) -> Variable:
     """Shift channel groups of an image by the taps of a ``kh x kw`` window.
 

@@ -49,6 +49,9 @@ class R2Score(FunctionNode):
         return (None,) * len(indexes)
 
 
+R2_score = R2Score  # Chainer's name of the node
+
+
 def r2_score(pred: Any, true: Any, sample_weight: Optional[Any] = None,
              multioutput: str = 'uniform_average') -> Variable:
     """Coefficient of determination, :math:`R^2 = 1 - \\frac{\\sum_i w_i (\\hat y_i - y_i)^2}

@@ -16,7 +16,7 @@ import numpy
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
-from chainlet.functions.math.absolute import Absolute  # noqa: F401  (Chainer's home for it)
+from chainlet.functions.math.absolute import Absolute, absolute  # noqa: F401  (Chainer's home)
 from chainlet.variable import Variable
 
 _ndarray = numpy.ndarray
@@ -524,10 +524,14 @@ def _reflect(op):
     return reflected
 
 
+# Chainer's names of the reflected operators (``rsub(x, c)`` is ``c - x``: Variable.__rsub__).
+rsub = _reflect(sub)
+rdiv = _reflect(div)
+rpow = _reflect(pow)
+
+
 def install_operators() -> None:
     """Attach the arithmetic operators to :class:`Variable` (done once at import)."""
-    from chainlet.functions.math.absolute import absolute
-
     Variable.__neg__ = neg
     Variable.__pos__ = lambda self: self
     Variable.__abs__ = absolute

@@ -19,6 +19,10 @@ from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.variable import Variable
 
+# The subscript letters einsum accepts (Chainer's public constants).
+einsum_symbols = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'
+einsum_symbols_set = set(einsum_symbols)
+
 _LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'
 _ELLIPSIS = '@'  # one character standing for '...' while parsing
 

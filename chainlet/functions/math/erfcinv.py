@@ -15,6 +15,9 @@ class ErfcInv(ErfInv):
     slope = -ErfInv.slope
 
 
+BACKWORDC = ErfInv.slope  # sqrt(pi) / 2, under Chainer's (misspelt) name
+
+
 def erfcinv(x: Any) -> Variable:
     """Elementwise inverse complementary error function:
     :math:`y` with :math:`\\mathrm{erfc}(y) = x`.

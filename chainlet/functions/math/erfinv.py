@@ -26,6 +26,9 @@ class ErfInv(UnarySpecial):
         return grad_outputs[0] * exp(y * y) * self.slope,
 
 
+BACKWORDC = ErfInv.slope  # sqrt(pi) / 2, under Chainer's (misspelt) name
+
+
 def erfinv(x: Any) -> Variable:
     """Elementwise inverse error function, :math:`y` with :math:`\\mathrm{erf}(y) = x`.
 

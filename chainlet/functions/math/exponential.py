@@ -6,6 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions.math.logarithm import Log2, Log10, log2, log10  # noqa: F401  (as Chainer)
 from chainlet.variable import Variable
 
 

@@ -107,3 +107,12 @@ def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> Variab
     if transb:
         b = _swap_last(b if isinstance(b, Variable) else Variable(b, requires_grad=False))
     return MatMul().apply((a, b))[0]
+
+
+def __getattr__(name: str) -> Any:
+    # Chainer's module path for the deprecated batch_matmul (``math.batch_matmul`` here, which
+    # imports this module), fetched on first use.
+    if name == 'batch_matmul':
+        from chainlet.functions.math.batch_matmul import batch_matmul
+        return batch_matmul
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -6,6 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions.math.rsqrt import rsqrt  # noqa: F401  (Chainer defines it here)
 from chainlet.variable import Variable
 
 

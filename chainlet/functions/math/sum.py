@@ -124,3 +124,12 @@ def _mean(func: str, x: Any, axis: Axis, keepdims: bool) -> Variable:
     # The mean of nothing is NaN, as in NumPy, but without NumPy's division warning.
     node = DivByConstant(n) if n else MulConstant(float('nan'))
     return node.apply((sum(x, axes, keepdims),))[0]
+
+
+def __getattr__(name: str) -> Any:
+    # Chainer's module path for sum_to and SumTo (they live in ``array.sum_to``); fetched on first
+    # use, so that importing this module does not import the ``array`` package.
+    if name in ('sum_to', 'SumTo'):
+        from chainlet.functions.array import sum_to as module
+        return getattr(module, name)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -6,6 +6,8 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions.math.inverse_trigonometric import (  # noqa: F401  (as in Chainer)
+    Arccos, Arcsin, Arctan, Arctan2, arccos, arcsin, arctan, arctan2)
 from chainlet.functions.math.tangent import Tan, tan  # noqa: F401  (Chainer's module has them)
 from chainlet.variable import Variable
 

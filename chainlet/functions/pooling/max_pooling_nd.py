@@ -146,3 +146,12 @@ def max_pooling_3d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = Non
 
 
 __all__ = ['MaxPoolingND', 'max_pooling_1d', 'max_pooling_3d', 'max_pooling_nd']
+
+
+def __getattr__(name: str) -> Any:
+    # Chainer's module path for max_pooling_2d; max_pooling_2d imports this module, so it is
+    # fetched on first use.
+    if name == 'max_pooling_2d':
+        from chainlet.functions.pooling.max_pooling_2d import max_pooling_2d
+        return max_pooling_2d
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

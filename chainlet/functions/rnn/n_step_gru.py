@@ -115,3 +115,15 @@ def n_step_bigru(n_layers: int, dropout_ratio: float, hx: Any, ws: Sequence[Sequ
         ((2, 2, 4), [(2, 8), (1, 8)])
     """
     return _n_step_gru_base('n_step_bigru', n_layers, dropout_ratio, hx, ws, bs, xs, 2, kwargs)
+
+
+def n_step_gru_base(n_layers: int, dropout_ratio: float, hx: Any, ws: Sequence[Sequence[Any]],
+                    bs: Sequence[Sequence[Any]], xs: Sequence[Any], use_bi_direction: bool,
+                    **kwargs: Any) -> tuple:
+    """:func:`n_step_gru` or :func:`n_step_bigru`, chosen by ``use_bi_direction``.
+
+    Chainer's common entry point of the two; the arguments and results are theirs.
+    """
+    name = 'n_step_bigru' if use_bi_direction else 'n_step_gru'
+    return _n_step_gru_base(name, n_layers, dropout_ratio, hx, ws, bs, xs,
+                            2 if use_bi_direction else 1, kwargs)

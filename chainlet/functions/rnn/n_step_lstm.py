@@ -124,3 +124,15 @@ def n_step_bilstm(n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
     """
     return _n_step_lstm_base('n_step_bilstm', n_layers, dropout_ratio, hx, cx, ws, bs, xs, 2,
                              kwargs)
+
+
+def n_step_lstm_base(n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
+                     ws: Sequence[Sequence[Any]], bs: Sequence[Sequence[Any]],
+                     xs: Sequence[Any], use_bi_direction: bool, **kwargs: Any) -> tuple:
+    """:func:`n_step_lstm` or :func:`n_step_bilstm`, chosen by ``use_bi_direction``.
+
+    Chainer's common entry point of the two; the arguments and results are theirs.
+    """
+    name = 'n_step_bilstm' if use_bi_direction else 'n_step_lstm'
+    return _n_step_lstm_base(name, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
+                             2 if use_bi_direction else 1, kwargs)

@@ -305,3 +305,15 @@ def n_step_birnn(n_layers: int, dropout_ratio: float, hx: Any, ws: Sequence[Sequ
     """
     return _n_step_rnn_base('n_step_birnn', n_layers, dropout_ratio, hx, ws, bs, xs,
                             activation, 2, kwargs)
+
+
+def n_step_rnn_base(n_layers: int, dropout_ratio: float, hx: Any, ws: Sequence[Sequence[Any]],
+                    bs: Sequence[Sequence[Any]], xs: Sequence[Any], activation: str,
+                    use_bi_direction: bool, **kwargs: Any) -> tuple:
+    """:func:`n_step_rnn` or :func:`n_step_birnn`, chosen by ``use_bi_direction``.
+
+    Chainer's common entry point of the two; the arguments and results are theirs.
+    """
+    name = 'n_step_birnn' if use_bi_direction else 'n_step_rnn'
+    return _n_step_rnn_base(name, n_layers, dropout_ratio, hx, ws, bs, xs, activation,
+                            2 if use_bi_direction else 1, kwargs)

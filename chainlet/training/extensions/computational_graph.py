@@ -9,12 +9,37 @@ Example:
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+import subprocess
+from typing import Any, Optional, Sequence
 
 from chainlet import _config
 from chainlet.training import extension
 from chainlet.training._files import write_text_atomic
 from chainlet.variable import Variable
+
+
+def is_return_code_zero(args: Sequence[str]) -> bool:
+    """Whether the command ``args`` runs and exits with status 0 (its output is discarded).
+
+    A command that is not found counts as failing.
+
+    Example:
+        >>> import sys
+        >>> is_return_code_zero([sys.executable, '-c', 'pass'])
+        True
+        >>> is_return_code_zero(['a-command-that-does-not-exist'])
+        False
+    """
+    try:
+        subprocess.check_call(list(args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (subprocess.CalledProcessError, OSError):
+        return False
+    return True
+
+
+def is_graphviz_available() -> bool:
+    """Whether Graphviz's ``dot`` command can be run (to render the DOT files written here)."""
+    return is_return_code_zero(['dot', '-V'])
 
 
 class DumpGraph(extension.Extension):

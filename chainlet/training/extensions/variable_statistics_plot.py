@@ -29,6 +29,94 @@ _INSTALL_HINT = ('VariableStatisticsPlot needs matplotlib to draw plots; install
 _DEFAULT_SIGMAS = (0, 0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87, 100)
 
 
+class Reservoir:
+    """A fixed-size uniform sample of a stream of arrays (reservoir sampling, Algorithm R).
+
+    The first ``size`` arrays are kept; the n-th one after that replaces a random kept one with
+    probability ``size / n``, so at any time each array seen is kept with the same probability.
+
+    Args:
+        size: How many arrays are kept.
+        data_shape: The shape of each array.
+        dtype: Their dtype.
+
+    Example:
+        >>> import numpy as np
+        >>> r = Reservoir(2, (3,))
+        >>> for i in range(2):
+        ...     r.add(np.full(3, i), idx=10 + i)
+        >>> idxs, data = r.get_data()
+        >>> idxs.tolist(), data[:, 0].tolist()
+        ([10, 11], [0.0, 1.0])
+    """
+
+    def __init__(self, size: int, data_shape: tuple, dtype: Any = numpy.float32) -> None:
+        self.size = size
+        self.data = numpy.zeros((size,) + tuple(data_shape), dtype=dtype)
+        self.idxs = numpy.zeros((size,), dtype=numpy.int32)
+        self.counter = 0
+
+    def add(self, x: Any, idx: Optional[int] = None) -> None:
+        """Offer ``x``, labelled ``idx`` (the number of arrays offered so far if ``None``)."""
+        label = self.counter if idx is None else idx
+        if self.counter < self.size:
+            self.data[self.counter] = x
+            self.idxs[self.counter] = label
+        elif numpy.random.random() < self.size / float(self.counter + 1):
+            i = numpy.random.randint(self.size)
+            self.data[i] = x
+            self.idxs[i] = label
+        self.counter += 1
+
+    def get_data(self) -> tuple:
+        """``(labels, arrays)`` of the kept arrays, sorted by label."""
+        idxs = self.idxs[:min(self.counter, self.size)]
+        order = numpy.argsort(idxs)
+        return idxs[order], self.data[order]
+
+
+class Statistician:
+    """Mean, standard deviation and percentiles of an array along axes.
+
+    Args:
+        collect_mean: Compute ``'mean'``.
+        collect_std: Compute ``'std'``.
+        percentile_sigmas: Percentiles (0..100) computed as ``'percentile'`` (none if empty).
+
+    Example:
+        >>> import numpy as np
+        >>> stats = Statistician(True, False, (0, 100))(np.arange(6.).reshape(2, 3), axis=1)
+        >>> stats['mean'].tolist(), stats['percentile'].tolist()
+        ([1.0, 4.0], [[0.0, 3.0], [2.0, 5.0]])
+    """
+
+    def __init__(self, collect_mean: bool, collect_std: bool,
+                 percentile_sigmas: Sequence[float]) -> None:
+        self.collect_mean = collect_mean
+        self.collect_std = collect_std
+        self.percentile_sigmas = percentile_sigmas
+
+    def __call__(self, x: Any, axis: Any = 0, dtype: Any = None, xp: Any = None) -> dict:
+        """The statistics of ``x`` along ``axis`` (an int, a tuple, or ``None`` for all)."""
+        if axis is None:
+            axis = tuple(range(x.ndim))
+        elif not isinstance(axis, (tuple, list)):
+            axis = (axis,)
+        return self.collect(x, tuple(axis))
+
+    def collect(self, x: Any, axis: tuple) -> dict:
+        """The statistics of ``x`` along the tuple ``axis``."""
+        out = {}
+        if self.collect_mean:
+            out['mean'] = x.mean(axis=axis)
+        if self.collect_std:
+            out['std'] = x.std(axis=axis)
+        if len(self.percentile_sigmas):
+            xp = backend.get_array_module(x)
+            out['percentile'] = xp.percentile(x, self.percentile_sigmas, axis=axis)
+        return out
+
+
 class VariableStatisticsPlot(extension.Extension):
     """Plot the mean, standard deviation and percentiles of parameters and their gradients.
 
