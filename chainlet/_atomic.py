@@ -12,6 +12,7 @@ kill), the temporary name records the host and the process id of the writer::
 
     .<target name>.<host>-<pid>.<random>.tmp
 
+(with the target's extension appended for writers that need one, such as ``numpy.savez``)
 and every save first removes the leftovers *of the same target* whose writer was on this host
 and is no longer running. Files of live writers and of other hosts (a shared folder) are never
 touched, and a recycled process id only delays a removal, it never removes a live file.
@@ -29,6 +30,9 @@ from typing import Iterator, Union
 PathLike = Union[str, 'os.PathLike[str]']
 
 _TEMP_SUFFIX = '.tmp'
+# A writer that appends an extension to names lacking it (numpy.savez adds '.npz') is given a
+# temporary name that keeps the target's extension after the suffix.
+_TEMP_END = re.escape(_TEMP_SUFFIX) + r'(?:\.[A-Za-z0-9]{1,8})?'
 
 
 def _host_tag() -> str:
@@ -36,14 +40,17 @@ def _host_tag() -> str:
     return re.sub(r'[^A-Za-z0-9_-]', '_', socket.gethostname() or 'host')[:40]
 
 
-def temp_name(path: PathLike) -> str:
+def temp_name(path: PathLike, keep_extension: bool = False) -> str:
     """Return a fresh hidden temporary name next to ``path``.
 
     Args:
         path: The target file.
+        keep_extension: End the name with the target's extension too (for writers such as
+            ``numpy.savez`` that append one to a name lacking it).
 
     Returns:
-        ``<folder>/.<name>.<host>-<pid>.<random>.tmp``.
+        ``<folder>/.<name>.<host>-<pid>.<random>.tmp`` (``...tmp.<ext>`` with
+        ``keep_extension``).
 
     Example:
         >>> import os
@@ -52,8 +59,11 @@ def temp_name(path: PathLike) -> str:
         True
     """
     directory, base = os.path.split(os.path.abspath(os.fspath(path)))
-    return os.path.join(directory,
-                        f'.{base}.{_host_tag()}-{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp')
+    ext = os.path.splitext(base)[1] if keep_extension else ''
+    if not re.fullmatch(r'(\.[A-Za-z0-9]{1,8})?', ext):
+        ext = ''  # an extension the cleanup patterns would not recognize: do without it
+    return os.path.join(directory, f'.{base}.{_host_tag()}-{os.getpid()}.'
+                                   f'{uuid.uuid4().hex[:12]}{_TEMP_SUFFIX}{ext}')
 
 
 def is_temp_name(filename: str) -> bool:
@@ -65,11 +75,11 @@ def is_temp_name(filename: str) -> bool:
         >>> is_temp_name('snapshot_iter_10')
         False
     """
-    return filename.startswith('.') and filename.endswith(_TEMP_SUFFIX)
+    return filename.startswith('.') and re.search(_TEMP_END + '$', filename) is not None
 
 
 _TEMP_RE = re.compile(r'\.(?P<base>.+)\.(?P<host>[A-Za-z0-9_-]+)-(?P<pid>[0-9]+)\.[0-9a-f]+'
-                      + re.escape(_TEMP_SUFFIX))
+                      + _TEMP_END)
 
 
 def _is_own_temp(path: str) -> bool:
@@ -105,7 +115,7 @@ def remove_stale_temps(path: PathLike) -> list[str]:
     """
     directory, base = os.path.split(os.path.abspath(os.fspath(path)))
     pattern = re.compile(re.escape(f'.{base}.') + r'(?P<host>[A-Za-z0-9_-]+)-(?P<pid>[0-9]+)'
-                         r'\.[0-9a-f]+' + re.escape(_TEMP_SUFFIX) + '$')
+                         r'\.[0-9a-f]+' + _TEMP_END + '$')
     host = _host_tag()
     removed = []
     try:
@@ -138,7 +148,7 @@ def _fsync_path(path: str) -> None:
 
 
 @contextlib.contextmanager
-def atomic_path(path: PathLike) -> Iterator[str]:
+def atomic_path(path: PathLike, keep_extension: bool = False) -> Iterator[str]:
     """Yield a temporary path; when the block succeeds it atomically replaces ``path``.
 
     The caller writes the complete file to the yielded path (by name: any library that takes a
@@ -150,6 +160,8 @@ def atomic_path(path: PathLike) -> Iterator[str]:
 
     Args:
         path: The file to write.
+        keep_extension: The temporary name ends with the extension of ``path`` too (for writers
+            such as ``numpy.savez`` that append one to a name lacking it).
 
     Yields:
         The temporary path to write to; it exists (empty) when the block starts.
@@ -178,7 +190,7 @@ def atomic_path(path: PathLike) -> Iterator[str]:
         return
     directory = os.path.dirname(target)
     remove_stale_temps(target)
-    tmp = temp_name(target)
+    tmp = temp_name(target, keep_extension)
     try:
         # O_EXCL: never clobber another writer's file; 0o666 lets the umask apply as for open().
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0),

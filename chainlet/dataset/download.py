@@ -20,9 +20,10 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 import urllib.request
 from typing import Any, Callable
+
+from chainlet._atomic import atomic_path
 
 _ENV_ROOT = 'CHAINLET_DATASET_ROOT'
 _dataset_root: str | None = None  # set by set_dataset_root; None means "ask the environment"
@@ -79,23 +80,6 @@ def get_dataset_directory(dataset_name: str, create_directory: bool = True) -> s
     return path
 
 
-def _temp_path_beside(path: str) -> str:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    # Keep the extension: numpy.savez appends '.npz' to names that lack it.
-    fd, temp = tempfile.mkstemp(dir=folder, prefix='.' + os.path.basename(path) + '.',
-                                suffix='.tmp' + os.path.splitext(path)[1])
-    os.close(fd)
-    return temp
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        pass
-
-
 def file_sha256(path: str) -> str:
     """Return the SHA-256 hex digest of a file."""
     digest = hashlib.sha256()
@@ -124,8 +108,8 @@ def download_file(url: str, path: str, sha256: str | None = None, timeout: float
         ChecksumMismatchError: The digest differs (nothing is left on disk).
         OSError: The download failed (``urllib.error.URLError`` is an ``OSError``).
     """
-    temp = _temp_path_beside(path)
-    try:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with atomic_path(path) as temp:
         digest = hashlib.sha256()
         with urllib.request.urlopen(url, timeout=timeout) as response, open(temp, 'wb') as out:
             for chunk in iter(lambda: response.read(_CHUNK), b''):
@@ -135,9 +119,6 @@ def download_file(url: str, path: str, sha256: str | None = None, timeout: float
             raise ChecksumMismatchError(
                 f'download_file: {url} has SHA-256 {digest.hexdigest()} but {sha256} was '
                 f'expected; the download was deleted (a broken mirror or a changed file)')
-        os.replace(temp, path)
-    finally:
-        _remove_quietly(temp)
     return path
 
 
@@ -200,12 +181,9 @@ def cache_or_load_file(path: str, creator: Callable[[str], Any],
     """
     if os.path.exists(path):
         return loader(path)
-    temp = _temp_path_beside(path)
-    try:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with atomic_path(path, keep_extension=True) as temp:
         content = creator(temp)
-        os.replace(temp, path)
-    finally:
-        _remove_quietly(temp)
     return content
 
 

@@ -320,3 +320,38 @@ def test_download_helpers(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match='interrupted'):
         download.cache_or_load_file(str(path), broken, np.load)
     assert sorted(os.listdir(tmp_path / 'dl')) == ['a.bin']
+
+
+def test_downloads_and_caches_use_the_shared_atomic_write(tmp_path):
+    # A killed download or conversion leaves a temporary file that no cleanup code removed;
+    # the next write of the same target removes it (the writer's pid no longer runs), as every
+    # other save path of chainlet does.
+    import subprocess
+    import sys
+    from chainlet import _atomic
+    dead = subprocess.run([sys.executable, '-c', 'import os; print(os.getpid())'],
+                          capture_output=True, text=True, check=True)
+    pid = int(dead.stdout)
+    folder = tmp_path / 'dl'
+    folder.mkdir()
+    host = _atomic._host_tag()
+    stale_dl = folder / f'.a.bin.{host}-{pid}.0123456789ab.tmp'
+    stale_npz = folder / f'.c.npz.{host}-{pid}.0123456789ab.tmp.npz'
+    stale_dl.write_bytes(b'x' * 1000)
+    stale_npz.write_bytes(b'y' * 1000)
+    src = tmp_path / 'a.bin'
+    src.write_bytes(b'abc')
+    download.download_file(src.as_uri(), str(folder / 'a.bin'), sha256(b'abc'))
+
+    seen = []
+
+    def create(p):  # numpy.savez appends '.npz' to a name without it: the temp keeps it
+        seen.append(p)
+        np.savez(p, x=np.arange(3))
+        return 'created'
+
+    assert download.cache_or_load_file(str(folder / 'c.npz'), create, np.load) == 'created'
+    assert seen[0].endswith('.npz') and _atomic.is_temp_name(os.path.basename(seen[0]))
+    assert sorted(os.listdir(folder)) == ['a.bin', 'c.npz']
+    with np.load(folder / 'c.npz') as f:
+        assert f['x'].tolist() == [0, 1, 2]
