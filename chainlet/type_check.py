@@ -23,6 +23,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 import numpy
 
+from chainlet import _config
 from chainlet.utils.type_check import InvalidType, expect  # noqa: F401  (one error class)
 
 _KIND_NAMES = {
@@ -120,3 +121,43 @@ def axis_in_range(func: str, name: str, axis: int, ndim: int) -> int:
         raise ValueError(f'{func}: argument {name}: expected an axis in [{-ndim}, {ndim}), '
                          f'got {axis}')
     return axis % ndim if ndim else 0
+
+
+def labels_in_range(func: str, name: str, t: Any, n_class: int, ignore: Optional[int] = None,
+                    ignore_name: str = 'ignore_label') -> None:
+    """Raise ``ValueError`` unless every label is in ``[0, n_class)`` or equals ``ignore``.
+
+    The one label check of every classification loss, chainlet's and the Keras facade's: a label
+    out of range must never be read as some class (NumPy's indexing takes ``-1`` as the last
+    class, a clipped binary label takes 2 for 1). On NumPy it always runs; on a GPU only in
+    debug mode (``chainlet.config.debug``), since reading the verdict back costs a device sync.
+
+    Args:
+        func: Public name of the loss, for the message.
+        name: Name of the label argument, for the message.
+        t: Integer label array, NumPy or CuPy.
+        n_class: Number of classes (2 for binary labels).
+        ignore: Label value that marks an instance to skip, or ``None``.
+        ignore_name: Name of the argument giving ``ignore``, for the message.
+
+    Example:
+        >>> import numpy as np
+        >>> labels_in_range('hinge', 't', np.array([0, 3, -1]), 3)
+        Traceback (most recent call last):
+        ...
+        ValueError: hinge: argument t: expected labels in [0, 3), got -1, 3
+    """
+    if t.size == 0 or not (isinstance(t, numpy.ndarray) or _config.config.debug):
+        return
+    ok = (t >= 0) & (t < n_class)
+    if ignore is not None:
+        ok |= t == ignore
+    if bool(ok.all()):
+        return
+    bad = t[~ok]
+    bad = sorted(set((bad.get() if hasattr(bad, 'get') else bad).ravel().tolist()))
+    shown = ', '.join(str(b) for b in bad[:5]) + (', ...' if len(bad) > 5 else '')
+    expected = 'labels 0 or 1' if n_class == 2 else f'labels in [0, {n_class})'
+    if ignore is not None:
+        expected += f' or {ignore_name} {ignore}'
+    raise ValueError(f'{func}: argument {name}: expected {expected}, got {shown}')

@@ -23,9 +23,8 @@ from typing import Any, Callable, Optional
 
 import numpy
 
-import chainlet
 import chainlet.functions as F
-from chainlet import Variable, backend
+from chainlet import Variable, backend, type_check
 
 EPSILON = 1e-7
 _REDUCTIONS = ('sum_over_batch_size', 'sum', 'mean', 'none', None)
@@ -134,31 +133,10 @@ def categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False
 
 
 def _check_labels(t: Any, n_class: int, ignore_class: Optional[int] = None) -> None:
-    """Raise ``ValueError`` unless every label is in ``[0, n_class)`` or is ``ignore_class``.
-
-    The one label check of the sparse Keras losses (both the function and the fused
-    ``from_logits`` path of the class call it): NumPy's negative indexing would read ``-1`` as
-    the last class and chainlet's ``softmax_cross_entropy`` would skip it as its ignore label, so
-    a wrong label would train without a word. Same rule and message as the label check of
-    chainlet's own classification losses (``chainlet.functions``), which ``chainlet.keras`` may
-    not import (it is private). As there, the check runs on NumPy always and on a GPU in debug
-    mode only, since reading the verdict back costs a device sync.
-    """
-    xp = backend.get_array_module(t)
-    if t.size == 0 or not (xp is numpy or chainlet.config.debug):
-        return
-    ok = (t >= 0) & (t < n_class)
-    if ignore_class is not None:
-        ok |= t == ignore_class
-    if bool(ok.all()):
-        return
-    bad = sorted(set(backend.to_cpu(t[~ok]).ravel().tolist()))
-    shown = ', '.join(str(b) for b in bad[:5]) + (', ...' if len(bad) > 5 else '')
-    expected = f'labels in [0, {n_class})'
-    if ignore_class is not None:
-        expected += f' or ignore_class {ignore_class}'
-    raise ValueError(f'sparse_categorical_crossentropy: argument y_true: expected {expected}, '
-                     f'got {shown}')
+    # The one label rule of chainlet's classification losses: -1 must not train as the last
+    # class (NumPy's indexing) nor be skipped as softmax_cross_entropy's ignore label.
+    type_check.labels_in_range('sparse_categorical_crossentropy', 'y_true', t, n_class,
+                               ignore_class, ignore_name='ignore_class')
 
 
 def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,

@@ -5,7 +5,6 @@ from typing import Any, Optional, Sequence
 
 import numpy
 
-from chainlet import _config
 from chainlet import backend
 from chainlet import type_check
 from chainlet.variable import as_array
@@ -46,30 +45,5 @@ def reduction_dtype(dtype: Any) -> Any:
 
 def check_labels(func: str, t: Any, n_class: int, ignore_label: Optional[int] = None,
                  name: str = 't') -> None:
-    """Raise ``ValueError`` unless every label is in ``[0, n_class)`` or is ``ignore_label``.
-
-    The one label check of the classification losses: a label out of range must not be read
-    as some class (``sigmoid_cross_entropy`` used to take 2, 99 and -5 for 0). On NumPy it
-    always runs; on a GPU only in debug mode, since reading the verdict back costs a sync.
-
-    Args:
-        func: Public name of the loss, for the message.
-        t: Integer label array.
-        n_class: Number of classes (2 for binary labels).
-        ignore_label: Label value that marks an instance to skip, or ``None``.
-        name: Name of the argument, for the message.
-    """
-    xp = backend.get_array_module(t)
-    if t.size == 0 or not (xp is numpy or _config.config.debug):
-        return
-    ok = (t >= 0) & (t < n_class)
-    if ignore_label is not None:
-        ok |= t == ignore_label
-    if bool(ok.all()):
-        return
-    bad = sorted(set(t[~ok].ravel().tolist()))
-    shown = ', '.join(str(b) for b in bad[:5]) + (', ...' if len(bad) > 5 else '')
-    expected = 'labels 0 or 1' if n_class == 2 else f'labels in [0, {n_class})'
-    if ignore_label is not None:
-        expected += f' or ignore_label {ignore_label}'
-    raise ValueError(f'{func}: argument {name}: expected {expected}, got {shown}')
+    """The losses' label check: :func:`chainlet.type_check.labels_in_range` (one rule for all)."""
+    type_check.labels_in_range(func, name, t, n_class, ignore_label)
