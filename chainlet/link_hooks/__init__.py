@@ -2,6 +2,7 @@
 
 - :class:`TimerHook` measures the time of each link's forward.
 - :class:`SpectralNormalization` divides a link's weight by its largest singular value.
+- :class:`WeightStandardization` standardizes a link's weight per output channel.
 
 The base class is :class:`chainlet.LinkHook` (see :mod:`chainlet.link_hook`).
 
@@ -16,3 +17,4 @@ Example:
 """
 from chainlet.link_hooks.spectral_normalization import SpectralNormalization  # noqa: F401
 from chainlet.link_hooks.timer import TimerHook  # noqa: F401
+from chainlet.link_hooks.weight_standardization import WeightStandardization  # noqa: F401

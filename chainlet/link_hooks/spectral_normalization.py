@@ -30,8 +30,43 @@ from chainlet.parameter import Parameter
 from chainlet.variable import Variable
 
 
-def _l2normalize(xp: Any, v: Any, eps: float) -> Any:
+def l2normalize(xp: Any, v: Any, eps: float) -> Any:
+    """``v / (||v||_2 + eps)`` for an array ``v`` of the array module ``xp``."""
     return v / (xp.linalg.norm(v) + eps)
+
+
+def update_approximate_vectors(weight_matrix: Variable, u: Any, n_power_iteration: int,
+                               eps: float) -> tuple[Any, Any]:
+    """Power iteration towards the first left and right singular vectors of a matrix.
+
+    Args:
+        weight_matrix: The 2-D weight (a Variable; its array is used, no graph is built).
+        u: The current estimate of the first left singular vector, shape ``(rows,)``.
+        n_power_iteration: Number of steps ``v = normalize(u W)``, ``u = normalize(W v)``.
+        eps: Added to the norms.
+
+    Returns:
+        The new ``(u, v)`` (arrays).
+
+    Example:
+        >>> import numpy as np, chainlet
+        >>> W = chainlet.Variable(np.diag([3., 1.]))
+        >>> u, v = update_approximate_vectors(W, np.array([1., 1.]), 20, 1e-12)
+        >>> float(calculate_max_singular_value(W, u, v).array).__round__(6)
+        3.0
+    """
+    m = weight_matrix.array
+    xp = backend.get_array_module(m)
+    for _ in range(n_power_iteration):
+        v = l2normalize(xp, xp.dot(u, m), eps)
+        u = l2normalize(xp, xp.dot(m, v), eps)
+    return u, v
+
+
+def calculate_max_singular_value(weight_matrix: Variable, u: Any, v: Any) -> Variable:
+    """``u W v``, the largest singular value of ``W`` when ``u`` and ``v`` are its first
+    singular vectors; differentiable with respect to ``W`` (``u`` and ``v`` held constant)."""
+    return F.matmul(F.matmul(u, weight_matrix), v)
 
 
 def _as_matrix(W: Any, axis: int) -> Any:
@@ -261,12 +296,8 @@ class SpectralNormalization(LinkHook):
         u = getattr(link, self.vector_name)
         matrix = _as_matrix(W, self._output_axis(link))
         with chainlet.using_device(link.device):
-            xp = backend.get_array_module(u)
-            m = matrix.array
-            for _ in range(self.n_power_iteration):
-                v = _l2normalize(xp, xp.dot(u, m), self.eps)
-                u = _l2normalize(xp, xp.dot(m, v), self.eps)
-            sigma = F.matmul(F.matmul(u, matrix), v)
+            u, v = update_approximate_vectors(matrix, u, self.n_power_iteration, self.eps)
+            sigma = calculate_max_singular_value(matrix, u, v)
             if self.factor is not None:
                 sigma = sigma / self.factor
             W = (link.gamma * W if self.use_gamma else W) / sigma
