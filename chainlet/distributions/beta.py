@@ -13,7 +13,7 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import numpy
 
@@ -22,10 +22,10 @@ from chainlet import functions as F
 from chainlet.distributions import distribution
 from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import (
-    as_param, broadcast_shape, float_like, lbeta, raw, where_in_support)
+    as_param, float_like, lbeta, raw, where_in_support)
 
 
-class Beta(distribution.Distribution):
+class Beta(distribution.ScalarDistribution):
     """Beta distribution.
 
     Args:
@@ -38,21 +38,11 @@ class Beta(distribution.Distribution):
         array([0., 0.], dtype=float32)
     """
 
+    param_names = ('a', 'b')
+
     def __init__(self, a: Any, b: Any) -> None:
         self.a = as_param(a)
         self.b = as_param(b)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return broadcast_shape(self.a, self.b)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'a': self.a, 'b': self.b}
 
     def log_prob(self, x: Any) -> chainlet.Variable:
         x = float_like(x, self.a)

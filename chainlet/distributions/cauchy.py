@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import chainlet
 from chainlet import functions as F
 from chainlet.distributions import distribution
-from chainlet.distributions.utils import as_param, broadcast_shape, float_like
+from chainlet.distributions.utils import as_param, float_like
 
 
-class Cauchy(distribution.Distribution):
+class Cauchy(distribution.ScalarDistribution):
     """Cauchy distribution.
 
     Args:
@@ -36,21 +36,11 @@ class Cauchy(distribution.Distribution):
         (3, 2)
     """
 
+    param_names = ('loc', 'scale')
+
     def __init__(self, loc: Any, scale: Any) -> None:
         self.loc = as_param(loc)
         self.scale = as_param(scale)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return broadcast_shape(self.loc, self.scale)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'loc': self.loc, 'scale': self.scale}
 
     def _z(self, x: Any) -> chainlet.Variable:
         return (float_like(x, self.loc) - self.loc) / self.scale

@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import numpy
 
@@ -24,7 +24,7 @@ from chainlet.distributions.utils import as_param, float_like, raw, where_in_sup
 _LOG2 = math.log(2)
 
 
-class Chisquare(distribution.Distribution):
+class Chisquare(distribution.ScalarDistribution):
     """Chi-square distribution.
 
     Args:
@@ -36,20 +36,10 @@ class Chisquare(distribution.Distribution):
         array([1., 1.], dtype=float32)
     """
 
+    param_names = ('k',)
+
     def __init__(self, k: Any) -> None:
         self.k = as_param(k)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return tuple(self.k.shape)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'k': self.k}
 
     def log_prob(self, x: Any) -> chainlet.Variable:
         x = float_like(x, self.k)

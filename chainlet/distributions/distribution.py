@@ -188,3 +188,33 @@ class Distribution:
     def sample_n(self, n: int) -> chainlet.Variable:
         """Draw ``n`` samples; the result has shape ``(n,) + batch_shape + event_shape``."""
         raise _missing(self, 'sample_n')
+
+
+class ScalarDistribution(Distribution):
+    """A distribution of scalar events whose batch shape is the broadcast of its parameters.
+
+    A subclass names its parameters once in ``param_names`` (attributes holding Variables, in
+    Chainer's order); ``params``, ``batch_shape`` and ``event_shape`` follow from them.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import distributions as D
+        >>> d = D.Laplace(np.zeros((2, 1), np.float32), np.ones(3, np.float32))
+        >>> d.batch_shape, d.event_shape, sorted(d.params)
+        ((2, 3), (), ['loc', 'scale'])
+    """
+
+    param_names: Tuple[str, ...] = ()
+
+    @property
+    def batch_shape(self) -> Tuple[int, ...]:
+        return tuple(numpy.broadcast_shapes(*(tuple(getattr(self, n).shape)
+                                              for n in self.param_names)))
+
+    @property
+    def event_shape(self) -> Tuple[int, ...]:
+        return ()
+
+    @property
+    def params(self) -> Dict[str, chainlet.Variable]:
+        return {n: getattr(self, n) for n in self.param_names}

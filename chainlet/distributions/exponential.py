@@ -12,7 +12,7 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import numpy
 
@@ -24,7 +24,7 @@ from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import as_param, float_like, raw, where_in_support
 
 
-class Exponential(distribution.Distribution):
+class Exponential(distribution.ScalarDistribution):
     """Exponential distribution.
 
     Args:
@@ -36,20 +36,10 @@ class Exponential(distribution.Distribution):
         (2, 3)
     """
 
+    param_names = ('lam',)
+
     def __init__(self, lam: Any) -> None:
         self.lam = as_param(lam)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return tuple(self.lam.shape)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'lam': self.lam}
 
     def log_prob(self, x: Any) -> chainlet.Variable:
         x = float_like(x, self.lam)

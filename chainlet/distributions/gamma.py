@@ -12,7 +12,7 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import numpy
 
@@ -21,7 +21,7 @@ from chainlet import functions as F
 from chainlet.distributions import distribution
 from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import (
-    as_param, broadcast_shape, float_like, raw, where_in_support)
+    as_param, float_like, raw, where_in_support)
 
 
 def _safe_positive(x: Any, inside: Any) -> Any:
@@ -33,7 +33,7 @@ def _safe_positive(x: Any, inside: Any) -> Any:
     return F.where(inside, x, safe)
 
 
-class Gamma(distribution.Distribution):
+class Gamma(distribution.ScalarDistribution):
     """Gamma distribution.
 
     Args:
@@ -46,21 +46,11 @@ class Gamma(distribution.Distribution):
         (3, 2)
     """
 
+    param_names = ('k', 'theta')
+
     def __init__(self, k: Any, theta: Any) -> None:
         self.k = as_param(k)
         self.theta = as_param(theta)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return broadcast_shape(self.k, self.theta)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'k': self.k, 'theta': self.theta}
 
     def log_prob(self, x: Any) -> chainlet.Variable:
         x = float_like(x, self.k)

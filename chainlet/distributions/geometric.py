@@ -12,7 +12,7 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import numpy
 
@@ -23,7 +23,7 @@ from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import as_param, float_like, raw, where_in_support
 
 
-class Geometric(distribution.Distribution):
+class Geometric(distribution.ScalarDistribution):
     """Geometric distribution.
 
     Args:
@@ -35,20 +35,10 @@ class Geometric(distribution.Distribution):
         array([2., 2.], dtype=float32)
     """
 
+    param_names = ('p',)
+
     def __init__(self, p: Any) -> None:
         self.p = as_param(p)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return tuple(self.p.shape)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'p': self.p}
 
     def log_prob(self, x: Any) -> chainlet.Variable:
         x = float_like(x, self.p)

@@ -13,19 +13,19 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Tuple
+from typing import Any
 
 
 import chainlet
 from chainlet import functions as F
 from chainlet.distributions import distribution
 from chainlet.distributions._kl import register_kl
-from chainlet.distributions.utils import as_param, broadcast_shape, float_like
+from chainlet.distributions.utils import as_param, float_like
 
 EULER = 0.57721566490153286061
 
 
-class Gumbel(distribution.Distribution):
+class Gumbel(distribution.ScalarDistribution):
     """Gumbel distribution.
 
     Args:
@@ -38,21 +38,11 @@ class Gumbel(distribution.Distribution):
         (3, 2)
     """
 
+    param_names = ('loc', 'scale')
+
     def __init__(self, loc: Any, scale: Any) -> None:
         self.loc = as_param(loc)
         self.scale = as_param(scale)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return broadcast_shape(self.loc, self.scale)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'loc': self.loc, 'scale': self.scale}
 
     def log_prob(self, x: Any) -> chainlet.Variable:
         z = (float_like(x, self.loc) - self.loc) / self.scale

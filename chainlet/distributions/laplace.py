@@ -13,13 +13,13 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import chainlet
 from chainlet import functions as F
 from chainlet.distributions import distribution
 from chainlet.distributions._kl import register_kl
-from chainlet.distributions.utils import as_param, broadcast_shape, float_like
+from chainlet.distributions.utils import as_param, float_like
 
 
 def _laplace_cdf(x: Any) -> chainlet.Variable:
@@ -50,7 +50,7 @@ def _laplace_icdf(x: Any) -> chainlet.Variable:
     return -F.sign(q) * F.log1p(-2 * F.absolute(q))
 
 
-class Laplace(distribution.Distribution):
+class Laplace(distribution.ScalarDistribution):
     """Laplace distribution.
 
     Args:
@@ -63,21 +63,11 @@ class Laplace(distribution.Distribution):
         array([2., 2.], dtype=float32)
     """
 
+    param_names = ('loc', 'scale')
+
     def __init__(self, loc: Any, scale: Any) -> None:
         self.loc = as_param(loc)
         self.scale = as_param(scale)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return broadcast_shape(self.loc, self.scale)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'loc': self.loc, 'scale': self.scale}
 
     def _z(self, x: Any) -> chainlet.Variable:
         return (float_like(x, self.loc) - self.loc) / self.scale

@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import numpy
 
@@ -23,12 +23,12 @@ from chainlet.distributions import distribution
 from chainlet.distributions.gamma import _safe_positive
 from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import (
-    as_param, broadcast_shape, float_like, raw, where_in_support)
+    as_param, float_like, raw, where_in_support)
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class LogNormal(distribution.Distribution):
+class LogNormal(distribution.ScalarDistribution):
     """Log-normal distribution.
 
     Args:
@@ -41,21 +41,11 @@ class LogNormal(distribution.Distribution):
         (3, 2)
     """
 
+    param_names = ('mu', 'sigma')
+
     def __init__(self, mu: Any, sigma: Any) -> None:
         self.mu = as_param(mu)
         self.sigma = as_param(sigma)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return broadcast_shape(self.mu, self.sigma)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'mu': self.mu, 'sigma': self.sigma}
 
     def log_prob(self, x: Any) -> chainlet.Variable:
         x = float_like(x, self.mu)

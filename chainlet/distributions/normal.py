@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Optional
 
 import chainlet
 from chainlet import functions as F
@@ -26,7 +26,7 @@ from chainlet.utils.cache import cached_property
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class Normal(distribution.Distribution):
+class Normal(distribution.ScalarDistribution):
     """Normal distribution ``N(loc, scale**2)``.
 
     Args:
@@ -40,6 +40,8 @@ class Normal(distribution.Distribution):
         >>> d.scale.array
         array([1., 1.], dtype=float32)
     """
+
+    param_names = ('loc', 'scale')
 
     def __init__(self, loc: Any, scale: Optional[Any] = None, **kwargs: Any) -> None:
         log_scale = kwargs.pop('log_scale', None)
@@ -68,18 +70,6 @@ class Normal(distribution.Distribution):
             self.__dict__[name] = {True: value, False: value}
         else:
             super().__setattr__(name, value)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return tuple(self.loc.shape)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'loc': self.loc, 'scale': self.scale}
 
     def _z(self, x: Any) -> chainlet.Variable:
         return (float_like(x, self.loc) - self.loc) / self.scale

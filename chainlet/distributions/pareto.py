@@ -13,7 +13,7 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import numpy
 
@@ -22,10 +22,10 @@ from chainlet import functions as F
 from chainlet.distributions import distribution
 from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import (
-    as_param, broadcast_shape, float_like, raw, where_in_support)
+    as_param, float_like, raw, where_in_support)
 
 
-class Pareto(distribution.Distribution):
+class Pareto(distribution.ScalarDistribution):
     """Pareto distribution.
 
     Args:
@@ -38,21 +38,11 @@ class Pareto(distribution.Distribution):
         (4, 2)
     """
 
+    param_names = ('scale', 'alpha')
+
     def __init__(self, scale: Any, alpha: Any) -> None:
         self.scale = as_param(scale)
         self.alpha = as_param(alpha)
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return broadcast_shape(self.scale, self.alpha)
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'scale': self.scale, 'alpha': self.alpha}
 
     def log_prob(self, x: Any) -> chainlet.Variable:
         x = float_like(x, self.scale)

@@ -13,7 +13,7 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import numpy
 
@@ -24,7 +24,7 @@ from chainlet.distributions._kl import register_kl
 from chainlet.distributions.utils import as_param, float_like, raw, where_in_support
 
 
-class Uniform(distribution.Distribution):
+class Uniform(distribution.ScalarDistribution):
     """Uniform distribution.
 
     Args:
@@ -38,6 +38,8 @@ class Uniform(distribution.Distribution):
         >>> Uniform(loc=np.zeros(2, np.float32), scale=np.full(2, 2, np.float32)).mean.array
         array([1., 1.], dtype=float32)
     """
+
+    param_names = ('low', 'high')
 
     def __init__(self, **kwargs: Any) -> None:
         low, high = kwargs.pop('low', None), kwargs.pop('high', None)
@@ -53,18 +55,6 @@ class Uniform(distribution.Distribution):
             raise ValueError('Uniform: give either low and high, or loc and scale')
         self.loc = self.low
         self.scale = self.high - self.low
-
-    @property
-    def batch_shape(self) -> Tuple[int, ...]:
-        return tuple(numpy.broadcast_shapes(self.low.shape, self.high.shape))
-
-    @property
-    def event_shape(self) -> Tuple[int, ...]:
-        return ()
-
-    @property
-    def params(self) -> Dict[str, chainlet.Variable]:
-        return {'low': self.low, 'high': self.high}
 
     def log_prob(self, x: Any) -> chainlet.Variable:
         x = raw(float_like(x, self.low))
