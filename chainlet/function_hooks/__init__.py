@@ -19,5 +19,7 @@ Example:
     2
 """
 from chainlet.function_hooks.function_hook import FunctionHook  # noqa: F401
+from chainlet.function_hooks.cuda_profile import CUDAProfileHook  # noqa: F401,E402
+from chainlet.function_hooks.cupy_memory_profile import CupyMemoryProfileHook  # noqa: F401,E402
 from chainlet.function_hooks.print_hook import PrintHook  # noqa: F401,E402
 from chainlet.function_hooks.timer import TimerHook  # noqa: F401,E402
