@@ -26,6 +26,17 @@ import numpy
 from chainlet import _config
 from chainlet.utils.type_check import InvalidType, expect  # noqa: F401  (one error class)
 
+
+class InvalidValue(InvalidType, ValueError):
+    """A bad argument value that Chainer reports from its type check (an axis out of range, a
+    rank a fixed-rank wrapper does not take, a shape that does not broadcast).
+
+    It is both a ``ValueError`` (what chainlet raises for wrong values) and an
+    :class:`~chainlet.utils.type_check.InvalidType` (what Chainer code expects), so either
+    ``except`` clause catches it.
+    """
+
+
 _KIND_NAMES = {
     'f': 'a floating-point dtype',
     'i': 'a signed integer dtype',

@@ -5,17 +5,8 @@ from typing import Any, Sequence
 
 import numpy
 
-from chainlet.type_check import InvalidType
+from chainlet.type_check import InvalidType, InvalidValue  # noqa: F401  (re-exported)
 from chainlet.variable import Variable, as_array
-
-
-class InvalidValue(InvalidType, ValueError):
-    """A bad argument value that Chainer reports from its type check (e.g. an axis out of range).
-
-    It is both a ``ValueError`` (what chainlet raises for wrong values) and an
-    :class:`~chainlet.utils.type_check.InvalidType` (what Chainer code expects), so either
-    ``except`` clause catches it.
-    """
 
 
 class InvalidIndex(InvalidType, IndexError):

@@ -10,12 +10,6 @@ from chainlet import type_check
 from chainlet.variable import as_array
 
 
-class ArgumentValueError(type_check.InvalidType, ValueError):
-    """A wrong argument that Chainer reports as ``ValueError`` and chainlet's convention as a
-    ``TypeError`` (:class:`~chainlet.type_check.InvalidType`): it is both, so code written for
-    either catches it."""
-
-
 class UnknownOptionError(ValueError, NotImplementedError):
     """An unknown option value: a ``ValueError``, and also the ``NotImplementedError`` that
     Chainer raises for some of them (``hinge``'s ``norm``)."""

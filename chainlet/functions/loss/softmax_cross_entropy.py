@@ -12,7 +12,7 @@ from chainlet.functions import _cuda_kernels
 from chainlet.functions.activation.log_softmax import log_softmax, log_softmax_array
 from chainlet.functions.activation.softmax import SoftmaxGrad, softmax
 from chainlet.functions.loss._common import (
-    ArgumentValueError, check_labels, check_reduce, data_of, reduction_dtype)
+    check_labels, check_reduce, data_of, reduction_dtype)
 from chainlet.variable import Variable
 
 _FUNC = 'softmax_cross_entropy'
@@ -278,13 +278,13 @@ def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True, cache_score: b
                          f"'kl-divergence', got {soft_target_loss!r}")
     if class_weight is not None:
         if isinstance(class_weight, Variable):
-            raise ArgumentValueError('an ndarray', 'Variable',
-                                     f'{_FUNC}: argument class_weight: expected an ndarray, '
-                                     f'got a Variable (class weights are constants)')
+            raise type_check.InvalidValue(
+                'an ndarray', 'Variable', f'{_FUNC}: argument class_weight: expected an ndarray, '
+                f'got a Variable (class weights are constants)')
         try:
             type_check.argument(_FUNC, 'class_weight', class_weight, kind='f', ndim=1)
         except type_check.InvalidType as e:
-            raise ArgumentValueError(e.expect, e.actual, str(e)) from None
+            raise type_check.InvalidValue(e.expect, e.actual, str(e)) from None
     t_data = data_of(t)
     if not hasattr(t_data, 'dtype'):
         raise TypeError(f'{_FUNC}: argument t: expected an ndarray or Variable, got '

@@ -373,20 +373,14 @@ class Pooling2DAttributes:
     pw = property(lambda self: self.pad[1], doc='Horizontal padding.')
 
 
-class NdimError(type_check.InvalidType, ValueError):
-    """A fixed-rank wrapper (``max_pooling_1d``, ``unpooling_3d``...) got an input of another rank.
-
-    It is an :class:`~chainlet.type_check.InvalidType` like every input check, and also a
-    ``ValueError``, the error Chainer's 1-D and 3-D wrappers raise for it.
-    """
-
-
 def check_rank(func: str, x: Any, ndim: int) -> None:
-    """Raise :class:`NdimError` unless ``x`` has ``ndim`` spatial axes after batch and channel."""
+    """Raise :class:`~chainlet.type_check.InvalidValue` unless ``x`` has ``ndim`` spatial axes
+    after batch and channel (Chainer's 1-D and 3-D wrappers raise ``ValueError`` for it)."""
     if not hasattr(x, 'shape'):
         raise type_check.fail(func, 'x', 'a Variable or an ndarray', type(x).__name__)
     shape = tuple(x.shape)
     if len(shape) != ndim + 2:
         expected = f'ndim {ndim + 2}'
         actual = f'shape {shape}'
-        raise NdimError(expected, actual, f'{func}: argument x: expected {expected}, got {actual}')
+        raise type_check.InvalidValue(expected, actual,
+                                      f'{func}: argument x: expected {expected}, got {actual}')

@@ -84,7 +84,7 @@ def unpooling_1d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
                  cover_all: bool = True) -> Variable:
     """Unpooling of sequences ``x`` of shape ``(N, C, L)``; see :func:`unpooling_nd`.
 
-    Raises :class:`~chainlet.functions.pooling._windows.NdimError` (an ``InvalidType`` and a
+    Raises :class:`~chainlet.type_check.InvalidValue` (an ``InvalidType`` and a
     ``ValueError``) for an input of another rank.
 
     Example:
