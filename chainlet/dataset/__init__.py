@@ -15,6 +15,7 @@ from chainlet.dataset import convert  # noqa: F401
 from chainlet.dataset import download  # noqa: F401
 from chainlet.dataset.convert import concat_examples, to_device  # noqa: F401
 from chainlet.dataset.convert import Converter, converter  # noqa: F401
+from chainlet.dataset.convert import ConcatWithAsyncTransfer  # noqa: F401
 from chainlet.dataset.dataset_mixin import DatasetMixin  # noqa: F401
 from chainlet.dataset.download import cache_or_load_file, cached_download  # noqa: F401
 from chainlet.dataset.download import ChecksumMismatchError  # noqa: F401

@@ -13,6 +13,7 @@ Example:
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any
 
@@ -210,3 +211,172 @@ def converter() -> Any:
     def wrap(func: Any) -> Converter:
         return _FunctionConverter(func)
     return wrap
+
+
+# Chainer's name of the plain function behind its ``concat_examples`` converter object; here
+# ``concat_examples`` is that function already.
+concat_examples_func = concat_examples
+
+
+def _device_id(device: Any) -> Any:
+    return None if device is None else backend.parse_device_spec(device)
+
+
+def _on_gpu(device_id: Any) -> Any:
+    """The CuPy device context for a GPU id; a no-op context for the host or ``None``."""
+    if device_id is None or device_id < 0:
+        return contextlib.nullcontext()
+    return backend.import_cupy().cuda.Device(device_id)
+
+
+class Conveyor:
+    """Double-buffered asynchronous transfer of host arrays to one GPU.
+
+    :meth:`put` starts copying an array to the device and :meth:`get` returns the device
+    array, in the same order. The array is first copied into page-locked (pinned) host memory,
+    from which the GPU can copy without the CPU waiting, on ``stream``. Two pinned buffers and
+    two device arrays are kept and reused while the arrays keep their shape and dtype, so the
+    next batch can be copied while the current one is still in use on the device; hence at
+    most two arrays may be put and not yet taken with :meth:`get` (a third put reuses the
+    first buffer).
+
+    Without a GPU device or a stream it only sends the array (synchronously) where
+    :func:`to_device` would.
+
+    Args:
+        device: The target device (a GPU id or any device spec; ``None`` leaves arrays where
+            they are, a negative id means the host).
+        stream: The ``cupy.cuda.Stream`` of the copies; ``None`` copies synchronously.
+
+    Example:
+        >>> import numpy as np
+        >>> c = Conveyor()           # no device: the array is handed back as it is
+        >>> c.put(np.arange(3))
+        >>> c.get()
+        array([0, 1, 2])
+    """
+
+    def __init__(self, device: Any = None, stream: Any = None) -> None:
+        self._device = _device_id(device)
+        self._stream = stream
+        self._buffers: list[tuple[Any, Any]] = [(None, None), (None, None)]
+        self._results: list[Any] = []
+
+    def _asynchronous(self) -> bool:
+        return self._device is not None and self._device >= 0 and self._stream is not None
+
+    def put(self, array: Any) -> None:
+        """Start sending the host array ``array`` to the device."""
+        if not self._asynchronous():
+            self._results.append(to_device(self._device, array))
+            return
+        cupy = backend.import_cupy()
+        pinned, on_device = self._buffers.pop(0)
+        if pinned is not None and (pinned.shape != array.shape or pinned.dtype != array.dtype):
+            pinned = None
+        with cupy.cuda.Device(self._device):
+            if pinned is None:
+                # Buffers are about to be freed and reallocated while other streams may still
+                # read them: wait for all work on the device first.
+                cupy.cuda.runtime.deviceSynchronize()
+                memory = cupy.cuda.alloc_pinned_memory(array.nbytes)
+                pinned = numpy.frombuffer(memory, array.dtype, array.size).reshape(array.shape)
+                on_device = cupy.empty(array.shape, array.dtype)
+            pinned[...] = array               # pageable -> pinned host memory
+            on_device.set(pinned, self._stream)  # pinned host memory -> device, asynchronously
+        self._buffers.append((pinned, on_device))
+        self._results.append(on_device)
+
+    def get(self, sync: bool = True) -> Any:
+        """The device array of the oldest :meth:`put`.
+
+        Args:
+            sync: Wait until every copy to the device has finished. With ``False`` the caller
+                synchronizes (e.g. with a CUDA event) before kernels read the array.
+        """
+        if self._asynchronous() and sync:
+            backend.import_cupy().cuda.runtime.deviceSynchronize()
+        return self._results.pop(0)
+
+
+class ConcatWithAsyncTransfer:
+    """A converter that concatenates a batch and sends it to the GPU asynchronously.
+
+    Use it as an updater's ``converter`` so that the next batch is copied to the GPU while the
+    current one is being computed. Its results are those of :func:`concat_examples`; only
+    arrays that are new per batch are copied, through one :class:`Conveyor` per position (or
+    key) of the examples.
+
+    Args:
+        stream: The ``cupy.cuda.Stream`` of the copies; one is created (non-blocking) at the
+            first call when a GPU is the target.
+        compute_stream: The stream the model computes on. If given, CUDA events order the
+            copies and the kernels, without synchronizing the whole device; otherwise
+            :meth:`Conveyor.get` synchronizes the device.
+
+    Example:
+        >>> import numpy as np
+        >>> convert = ConcatWithAsyncTransfer()
+        >>> x, t = convert([(np.zeros(2), 0), (np.ones(2), 1)])   # no device: as concat_examples
+        >>> x.shape, t.tolist()
+        ((2, 2), [0, 1])
+    """
+
+    def __init__(self, stream: Any = None, compute_stream: Any = None) -> None:
+        self._stream = stream
+        self.compute_stream = compute_stream
+        self._device: Any = None
+        self._started = False
+        self._conveyors: dict = {}
+        if compute_stream is not None:
+            cupy = backend.import_cupy()
+            # event1: the host must not refill arrays that kernels may still be reading;
+            # event2: kernels must not read arrays that are still being copied.
+            self._event1 = cupy.cuda.Event()
+            self._event2 = cupy.cuda.Event()
+        self._sync_get = compute_stream is None
+
+    def _conveyor(self, key: Any) -> Conveyor:
+        if key not in self._conveyors:
+            self._conveyors[key] = Conveyor(self._device, self._stream)
+        return self._conveyors[key]
+
+    def __call__(self, batch: list, device: Any = None, padding: Any = None) -> Any:
+        """Concatenate ``batch`` (see :func:`concat_examples`) and send it to ``device``.
+
+        Raises:
+            ValueError: ``batch`` is empty, or ``device`` differs from that of the first call.
+        """
+        if not batch:
+            raise ValueError('ConcatWithAsyncTransfer: batch is empty')
+        device = _device_id(device)
+        if not self._started:
+            self._started = True
+            self._device = device  # fixed by the first call
+            if device is not None and device >= 0 and self._stream is None:
+                cupy = backend.import_cupy()
+                with cupy.cuda.Device(device):
+                    self._stream = cupy.cuda.Stream(non_blocking=True)
+        if device != self._device:
+            raise ValueError(f'ConcatWithAsyncTransfer: argument device: expected the device '
+                             f'of the first call ({self._device}), got {device}')
+        first = batch[0]
+        if not isinstance(first, (tuple, dict)):
+            return to_device(device, _concat_arrays(list(batch), padding))
+        if self.compute_stream is not None:
+            self._event1.synchronize()
+            self._event1.record(stream=self.compute_stream)
+        if isinstance(first, tuple):
+            keys: Any = range(len(first))
+            paddings = padding if isinstance(padding, tuple) else [padding] * len(first)
+        else:
+            keys = list(first)
+            paddings = padding if isinstance(padding, dict) else {k: padding for k in first}
+        with _on_gpu(device):
+            for key in keys:
+                self._conveyor(key).put(_concat_arrays([e[key] for e in batch], paddings[key]))
+            values = [self._conveyor(key).get(sync=self._sync_get) for key in keys]
+            if self.compute_stream is not None:
+                self._event2.record(stream=self._stream)
+                self.compute_stream.wait_event(self._event2)
+        return tuple(values) if isinstance(first, tuple) else dict(zip(keys, values))
