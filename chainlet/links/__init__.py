@@ -24,7 +24,8 @@ from chainlet.links.connection import (  # noqa: F401
 from chainlet.links.loss import (  # noqa: F401
     BinaryHierarchicalSoftmax, BlackOut, CRF1d, NegativeSampling)
 from chainlet.links.model import (  # noqa: F401
-    Classifier, ResNet50Layers, ResNet101Layers, ResNet152Layers, VGG16Layers, VGG19Layers)
+    Classifier, GoogLeNet, ResNet50Layers, ResNet101Layers, ResNet152Layers, VGG16Layers,
+    VGG19Layers)
 from chainlet.links import rnn  # noqa: F401  (Chainer 7's links.rnn module layout)
 from chainlet.links.normalization import (  # noqa: F401
     BatchNormalization, BatchRenormalization, DecorrelatedBatchNormalization, GroupNormalization,
@@ -36,7 +37,8 @@ __all__ = [
     'Convolution3D', 'ConvolutionND', 'CRF1d', 'Deconvolution1D', 'Deconvolution2D',
     'Deconvolution3D', 'DeconvolutionND', 'DecorrelatedBatchNormalization',
     'DeformableConvolution2D', 'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID',
-    'GroupNormalization', 'GRU', 'Highway', 'Inception', 'InceptionBN', 'LayerNormalization',
+    'GoogLeNet', 'GroupNormalization', 'GRU', 'Highway', 'Inception', 'InceptionBN',
+    'LayerNormalization',
     'Linear', 'LocalConvolution2D', 'LSTM', 'Maxout', 'MLPConvolution2D', 'NaryTreeLSTM',
     'NegativeSampling', 'NStepBiGRU', 'NStepBiLSTM', 'NStepBiRNNReLU', 'NStepBiRNNTanh',
     'NStepGRU', 'NStepLSTM', 'NStepRNNReLU', 'NStepRNNTanh', 'Parameter', 'PReLU',

@@ -132,3 +132,17 @@ def test_embed_id_from_params():
     np.testing.assert_array_equal(embed(np.array([4, -1], np.int32)).array, [[8, 9], [0, 0]])
     with pytest.raises(ValueError, match='2-d'):
         L.EmbedID.from_params(np.zeros(3, np.float32))
+
+
+def test_mlp_convolution_2d_refuses_wscale_and_takes_initializers_by_keyword():
+    with pytest.raises(TypeError, match='wscale'):  # Chainer v1's positional wscale
+        L.MLPConvolution2D(3, (4,), 3, 1, 0, F.relu, 1.0)
+    with pytest.raises(ValueError, match='wscale'):
+        L.MLPConvolution2D(3, (4,), 3, wscale=1.0)
+    with pytest.raises(TypeError, match='init_w'):
+        L.MLPConvolution2D(3, (4,), 3, init_w=1.0)
+    block = L.MLPConvolution2D(3, (4, 2), 3, conv_init=chainlet.initializers.One(),
+                               bias_init=chainlet.initializers.Constant(2.0))
+    assert (block[0].W.array == 1).all() and (block[1].b.array == 2).all()
+    two_args = L.MLPConvolution2D((4, 2), 3)  # (out_channels, ksize): in_channels inferred
+    assert two_args(np.ones((1, 5, 4, 4), np.float32)).shape == (1, 2, 2, 2)

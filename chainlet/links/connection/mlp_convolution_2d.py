@@ -11,7 +11,11 @@ from typing import Any, Callable, Optional, Sequence
 from chainlet.functions.activation.relu import relu
 from chainlet.link import ChainList
 from chainlet.links.connection.convolution_2d import Convolution2D
+from chainlet.utils import argument
 from chainlet.variable import Variable
+
+_WSCALE = ('MLPConvolution2D: wscale is not supported anymore; use the conv_init and '
+           'bias_init arguments to change the scale of the initial parameters')
 
 
 class MLPConvolution2D(ChainList):
@@ -25,8 +29,10 @@ class MLPConvolution2D(ChainList):
         stride: Stride of the first convolution.
         pad: Padding of the first convolution.
         activation: Applied after every convolution but the last; default ReLU.
-        conv_init: Initializer of every ``W``; default ``LeCunNormal``.
-        bias_init: Initializer of every bias; default 0.
+        conv_init: Initializer of every ``W``; default ``LeCunNormal`` (keyword only).
+        bias_init: Initializer of every bias; default 0 (keyword only). Chainer v1's
+            ``wscale``, positional or keyword, raises ``TypeError`` / ``ValueError`` with a
+            hint, as in Chainer.
 
     Example:
         >>> import numpy as np, chainlet.links as L
@@ -37,8 +43,13 @@ class MLPConvolution2D(ChainList):
 
     def __init__(self, in_channels: Optional[int], out_channels: Any, ksize: Any = None,
                  stride: Any = 1, pad: Any = 0,
-                 activation: Callable[[Any], Variable] = relu, conv_init: Any = None,
-                 bias_init: Any = None) -> None:
+                 activation: Callable[[Any], Variable] = relu, *args: Any,
+                 **kwargs: Any) -> None:
+        # Chainer v1 took wscale as the next positional argument: refuse it with a hint.
+        if args:
+            raise TypeError(_WSCALE)
+        conv_init, bias_init = argument.parse_kwargs(
+            kwargs, ('conv_init', None), ('bias_init', None), wscale=_WSCALE)
         if ksize is None:  # the two-argument form: (out_channels, ksize)
             out_channels, ksize, in_channels = in_channels, out_channels, None
         if not isinstance(out_channels, Sequence) or len(out_channels) == 0:

@@ -20,6 +20,7 @@ from chainlet.links.connection.convolution_2d import Convolution2D
 from chainlet.links.connection.linear import Linear
 from chainlet.links.model.vision import _common
 from chainlet.links.model.vision._common import available  # noqa: F401
+from chainlet.serializers import load_npz, save_npz
 
 _MEAN = (103.939, 116.779, 123.68)
 _BLOCKS = {16: (2, 2, 3, 3, 3), 19: (2, 2, 4, 4, 4)}
@@ -32,7 +33,8 @@ def prepare(image: Any, size: Optional[Sequence[int]] = (224, 224)) -> numpy.nda
     Args:
         image: A PIL image or an array (``(H, W, 3)``, ``(3, H, W)``, ``(1, H, W)`` or
             ``(H, W)``), RGB with values in ``[0, 255]``.
-        size: ``(H, W)`` to resize to, or ``None`` to keep the size.
+        size: The size to resize to, given to PIL's ``resize`` as Chainer does, so
+            ``(width, height)``; ``None`` keeps the size.
 
     Returns:
         A BGR ``(3, H, W)`` array of ``chainlet.config.dtype`` minus the ImageNet mean.
@@ -48,11 +50,19 @@ class VGGLayers(_common.VisionModel):
     """VGG network of 16 or 19 layers.
 
     Args:
-        pretrained_model: ``None`` for random weights (``HeNormal`` convolutions and linear
-            layers), a path to an ``.npz`` file of trained weights, or ``'auto'`` for
-            ``VGG_ILSVRC_{16,19}_layers.npz`` in the dataset directory
-            ``pfnet/chainer/models`` (chainlet does not convert the Caffe model itself).
+        pretrained_model: ``None`` for random weights (``Normal(0.01)`` weights and zero
+            biases, as in the paper), the path of an ``.npz`` file of trained weights (saved
+            by ``save_npz`` from this model or Chainer's), or ``'auto'`` for
+            ``VGG_ILSVRC_{16,19}_layers.npz`` in ``<dataset root>/pfnet/chainer/models``,
+            made first from ``VGG_ILSVRC_{16,19}_layers.caffemodel`` in the same folder where
+            only that exists and :mod:`chainlet.links.caffe` is available. Nothing is
+            downloaded (Chainer downloads the Caffe model); a missing file raises ``OSError``
+            saying where to put it.
         n_layers: 16 or 19.
+
+    Attributes:
+        available_layers: ``conv1_1``, ``conv1_2``, ``pool1``, ..., ``pool5``, ``fc6``,
+            ``fc7``, ``fc8``, ``prob``. ``extract`` returns ``fc7`` by default.
 
     Example:
         >>> import numpy as np
@@ -65,6 +75,7 @@ class VGGLayers(_common.VisionModel):
     """
 
     _mean = _MEAN
+    _extract_layers = ('fc7',)
 
     def __init__(self, pretrained_model: Any = 'auto', n_layers: int = 16) -> None:
         super().__init__()
@@ -75,7 +86,8 @@ class VGGLayers(_common.VisionModel):
             # The weights are overwritten: skip drawing random ones.
             kwargs = {'initialW': initializers.Zero(), 'initial_bias': initializers.Zero()}
         else:
-            kwargs = {'initialW': initializers.HeNormal(), 'initial_bias': initializers.Zero()}
+            kwargs = {'initialW': initializers.Normal(0.01),
+                      'initial_bias': initializers.Zero()}
         in_channels = 3
         with self.init_scope():
             for block, (n_convs, channels) in enumerate(zip(_BLOCKS[n_layers], _CHANNELS), 1):
@@ -86,9 +98,13 @@ class VGGLayers(_common.VisionModel):
             self.fc6 = Linear(512 * 7 * 7, 4096, **kwargs)
             self.fc7 = Linear(4096, 4096, **kwargs)
             self.fc8 = Linear(4096, 1000, **kwargs)
-        if pretrained_model:
-            _common.load_pretrained(self, pretrained_model,
-                                    f'VGG_ILSVRC_{n_layers}_layers.npz')
+        if pretrained_model == 'auto':
+            _common.retrieve(self, f'VGG_ILSVRC_{n_layers}_layers.npz',
+                             f'VGG_ILSVRC_{n_layers}_layers.caffemodel',
+                             VGGLayers.convert_caffemodel_to_npz,
+                             'https://www.robots.ox.ac.uk/~vgg/research/very_deep/')
+        elif pretrained_model:
+            load_npz(pretrained_model, self)
 
     @property
     def functions(self) -> Dict[str, List[Callable[[Any], Any]]]:
@@ -104,6 +120,15 @@ class VGGLayers(_common.VisionModel):
         funcs['fc8'] = [self.fc8]
         funcs['prob'] = [softmax]
         return funcs
+
+    @classmethod
+    def convert_caffemodel_to_npz(cls, path_caffemodel: str, path_npz: str) -> None:
+        """Convert the VGG team's ``.caffemodel`` to an ``.npz`` file that
+        ``pretrained_model`` accepts (needs :mod:`chainlet.links.caffe`; the Caffe layer
+        names are this model's)."""
+        caffemodel = _common.read_caffemodel(path_caffemodel,
+                                             'VGGLayers.convert_caffemodel_to_npz')
+        save_npz(path_npz, caffemodel, compression=False)
 
     def prepare(self, image: Any, size: Optional[Sequence[int]] = (224, 224)) -> numpy.ndarray:
         return prepare(image, size)
