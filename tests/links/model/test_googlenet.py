@@ -219,3 +219,39 @@ def test_extract_and_predict(model):
     with chainlet.using_config('train', False):
         expected = model(crops)['prob'].array.mean(axis=0, keepdims=True)
     np.testing.assert_allclose(ten.array, expected, rtol=1e-5, atol=1e-8)
+
+
+def _caffe_net_of(layers):
+    """A binary Caffe model of (name, type, arrays) layers, written with chainlet's caffe_pb2."""
+    from chainlet.links.caffe.protobuf3 import caffe_pb2
+    net = caffe_pb2.NetParameter(name='bvlc_googlenet')
+    for name, kind, arrays in layers:
+        layer = net.layer.add(name=name, type=kind, bottom=['data'], top=[name])
+        if kind == 'Convolution':
+            param = layer.convolution_param
+            param.num_output = arrays[0].shape[0]
+            param.kernel_size.append(arrays[0].shape[2])
+        else:
+            layer.inner_product_param.num_output = arrays[0].shape[0]
+        for array in arrays:
+            blob = layer.blobs.add()
+            blob.shape.dim.extend(array.shape)
+            blob.data.extend(array.ravel().tolist())
+    return net.SerializeToString()
+
+
+@pytest.mark.slow
+def test_auto_converts_a_real_caffemodel(model, tmp_path, monkeypatch):
+    pytest.importorskip('google.protobuf')
+    layers = []
+    for name, link in _caffe_stand_in(model).items():
+        kind = 'Convolution' if link.W.ndim == 4 else 'InnerProduct'
+        layers.append((name, kind, (link.W.array, link.b.array)))
+    monkeypatch.setattr(download, '_dataset_root', str(tmp_path))
+    models = tmp_path / 'pfnet' / 'chainer' / 'models'
+    models.mkdir(parents=True)
+    (models / 'bvlc_googlenet.caffemodel').write_bytes(_caffe_net_of(layers))
+    loaded = L.GoogLeNet()  # CaffeFunction reads it; the converted .npz is kept
+    assert (models / 'bvlc_googlenet.npz').exists()
+    for (name, p), (_, q) in zip(sorted(model.namedparams()), sorted(loaded.namedparams())):
+        np.testing.assert_array_equal(q.array, p.array, err_msg=name)

@@ -326,3 +326,49 @@ def test_vgg16_extract_defaults_to_fc7_and_round_trip(vgg16, tmp_path, monkeypat
     with chainlet.using_config('train', False), chainlet.no_backprop_mode():
         np.testing.assert_array_equal(loaded.extract([image])['fc7'].array,
                                       features['fc7'].array)
+
+
+@pytest.mark.slow
+def test_resnet_auto_converts_a_real_caffemodel(resnet50, models_dir):
+    pytest.importorskip('google.protobuf')
+    from chainlet.links.caffe.protobuf3 import caffe_pb2
+    source = resnet50.copy('copy')
+    rng = np.random.RandomState(6)
+    for _, param in source.namedparams():
+        param.array[...] = rng.uniform(-1, 1, param.shape)
+    source.res3.a.bn2.avg_mean[...] = rng.uniform(-1, 1, 128)
+    source.res3.a.bn2.avg_var[...] = rng.uniform(1, 2, 128)
+    net = caffe_pb2.NetParameter(name='ResNet-50')
+
+    def add(name, kind, *arrays):
+        layer = net.layer.add(name=name, type=kind, bottom=['data'], top=[name])
+        for array in arrays:
+            blob = layer.blobs.add()
+            blob.shape.dim.extend(array.shape)
+            blob.data.extend(np.asarray(array).ravel().tolist())
+        return layer
+
+    for name, item in vars(_fake_caffe_resnet(source, 50)).items():
+        if name == 'fc1000':
+            add(name, 'InnerProduct', item.W.array, item.b.array)
+            layer = net.layer[-1]
+            layer.inner_product_param.num_output = 1000
+        elif hasattr(item, 'avg_mean'):  # Caffe's statistics, with their scale factor 1
+            add(name, 'BatchNorm', item.avg_mean, item.avg_var, np.ones(1, np.float32))
+        elif hasattr(item, 'bias'):
+            add(name, 'Scale', item.W.array, item.bias.b.array).scale_param.bias_term = True
+        else:
+            arrays = (item.W.array,) + (() if item.b is None else (item.b.array,))
+            param = add(name, 'Convolution', *arrays).convolution_param
+            param.num_output = item.W.shape[0]
+            param.kernel_size.append(item.W.shape[2])
+            param.bias_term = item.b is not None
+    models_dir.mkdir(parents=True)
+    (models_dir / 'ResNet-50-model.caffemodel').write_bytes(net.SerializeToString())
+    loaded = L.ResNet50Layers()  # CaffeFunction reads it; the converted .npz is kept
+    assert (models_dir / 'ResNet-50-model.npz').exists()
+    for (name, p), (_, q) in zip(sorted(source.namedparams()), sorted(loaded.namedparams())):
+        np.testing.assert_array_equal(q.array, p.array, err_msg=name)
+    np.testing.assert_allclose(loaded.res3.a.bn2.avg_var, source.res3.a.bn2.avg_var, rtol=1e-6)
+    np.testing.assert_allclose(loaded.res3.a.bn2.avg_mean, source.res3.a.bn2.avg_mean,
+                               rtol=1e-6)
