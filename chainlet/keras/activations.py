@@ -90,8 +90,13 @@ def get(identifier: Any) -> Callable[[Any], Any]:
     """An activation function from a name, a callable or ``None`` (linear)."""
     if identifier is None:
         return linear
+    if isinstance(identifier, dict) and identifier.get('class_name') == 'function':
+        identifier = identifier.get('config')  # Keras 3's serialized form of a function
     if isinstance(identifier, str):
         fn = _ACTIVATIONS.get(identifier)
+        if fn is None:  # a function registered with keras.saving, or in a custom_object_scope
+            from chainlet.keras.saving.object_registration import get_registered_object
+            fn = get_registered_object(identifier)
         if fn is None:
             raise ValueError(f'Unknown activation function: {identifier!r}. Known: '
                              f'{sorted(_ACTIVATIONS)}')
@@ -106,4 +111,5 @@ def serialize(activation: Callable[[Any], Any]) -> str:
     for name, fn in _ACTIVATIONS.items():
         if fn is activation:
             return name
-    return getattr(activation, '__name__', repr(activation))
+    from chainlet.keras.saving.object_registration import get_registered_name
+    return get_registered_name(activation)

@@ -39,6 +39,13 @@ def load_model(filepath: str, custom_objects: Optional[dict] = None,
     return serialization.load_model(filepath, custom_objects=custom_objects, compile=compile)
 
 
+def save_model(model: Any, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
+    """Save ``model`` whole, like ``model.save(filepath)`` (see :func:`chainlet.keras.saving.
+    save_model`)."""
+    from chainlet.keras import saving
+    saving.save_model(model, filepath, overwrite=overwrite, **kwargs)
+
+
 def model_from_json(json_string: str, custom_objects: Optional[dict] = None) -> Any:
     """A new (untrained) model from ``model.to_json()``."""
     return serialization.model_from_dict(json.loads(json_string), custom_objects)
@@ -64,5 +71,5 @@ def clone_model(model: Any, input_tensors: Any = None,
     return serialization.deserialize_layer(serialization.serialize_layer(model))
 
 
-__all__ = ['load_model', 'model_from_json', 'model_from_config', 'clone_model', 'Model',
-           'Sequential']
+__all__ = ['load_model', 'save_model', 'model_from_json', 'model_from_config', 'clone_model',
+           'Model', 'Sequential']

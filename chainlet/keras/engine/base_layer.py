@@ -144,6 +144,12 @@ class Layer(Chain):
                 del d['_sublayers'][name]
         if isinstance(value, Parameter) and '_params' in d and name not in d['_params']:
             d['_params'].add(name)
+            if getattr(value, '_owner', False) is None and '_weights' in d:
+                # A free keras.Variable assigned to a layer becomes one of its weights.
+                d['_weights'].append(value)
+                value._attach(self)
+                if not value.trainable:
+                    d['_non_trainable_ids'].add(id(value))
         object.__setattr__(self, name, value)
 
     def _child_items(self):
@@ -228,36 +234,74 @@ class Layer(Chain):
 
     # -- weights --
 
-    def add_weight(self, name: Optional[str] = None, shape: Any = None, dtype: Any = None,
-                   initializer: Any = None, regularizer: Any = None, trainable: bool = True,
-                   constraint: Any = None, **kwargs: Any) -> Parameter:
-        """Create a weight (a chainlet Parameter) and register it on this layer.
+    _WEIGHT_ARGS_KERAS3 = ('shape', 'initializer', 'dtype', 'trainable', 'autocast',
+                           'regularizer', 'constraint', 'aggregation', 'name')
+    _WEIGHT_ARGS_KERAS2 = ('name', 'shape', 'dtype', 'initializer', 'regularizer', 'trainable',
+                           'constraint')
+
+    def add_weight(self, *args: Any, **kwargs: Any) -> Parameter:
+        """Create a weight (a :class:`~chainlet.keras.Variable`, i.e. a chainlet Parameter with
+        Keras's variable API) and register it on this layer.
+
+        Keras 3's signature: ``add_weight(shape=None, initializer=None, dtype=None,
+        trainable=True, autocast=True, regularizer=None, constraint=None, aggregation='none',
+        name=None)``. A string as the first positional argument selects Keras 2's order
+        (``add_weight('kernel', shape, dtype, initializer, regularizer, trainable,
+        constraint)``).
 
         Args:
-            name: Weight name (``kernel``, ``bias``, ...), unique within the layer.
             shape: Shape of the weight.
+            name: Weight name (``kernel``, ``bias``, ...), unique within the layer.
             dtype: Dtype (the layer's by default).
             initializer: Keras initializer name or object (``'glorot_uniform'`` by default for
                 floats), or a chainlet initializer.
             regularizer: Keras regularizer name or object; its penalty joins ``losses``.
             trainable: False for state such as moving statistics.
             constraint: Callable applied to the array after each optimizer update.
+            autocast, aggregation, synchronization: Accepted for compatibility.
         """
+        order = self._WEIGHT_ARGS_KERAS2 if args and isinstance(args[0], str) else \
+            self._WEIGHT_ARGS_KERAS3
+        if len(args) > len(order):
+            raise TypeError(f'Layer "{self.name}".add_weight: at most {len(order)} positional '
+                            f'arguments, got {len(args)}')
+        for key, value in zip(order, args):
+            if key in kwargs:
+                raise TypeError(f'Layer "{self.name}".add_weight: got multiple values for '
+                                f'argument {key!r}')
+            kwargs[key] = value
+        for ignored in ('autocast', 'aggregation', 'synchronization', 'overwrite_with_gradient',
+                        'use_resource', 'partitioner', 'caching_device'):
+            kwargs.pop(ignored, None)
+        allowed = {'shape', 'initializer', 'dtype', 'trainable', 'regularizer', 'constraint',
+                   'name'}
+        unknown = sorted(set(kwargs) - allowed)
+        if unknown:
+            raise TypeError(f'Layer "{self.name}".add_weight: unexpected keyword argument(s) '
+                            f'{unknown}')
+        return self._add_weight(**kwargs)
+
+    def _add_weight(self, shape: Any = None, initializer: Any = None, dtype: Any = None,
+                    trainable: bool = True, regularizer: Any = None, constraint: Any = None,
+                    name: Optional[str] = None) -> Parameter:
         from chainlet.keras import initializers, regularizers
+        from chainlet.keras.engine.variables import KerasVariable
         dtype = numpy.dtype(dtype or self._dtype)
         if initializer is None:
             initializer = 'glorot_uniform' if dtype.kind == 'f' else 'zeros'
         init = initializers.get(initializer)
-        shape = () if shape is None else tuple(int(s) for s in shape)
+        shape = () if shape is None else (int(shape),) if isinstance(shape, (int, numpy.integer)) \
+            else tuple(int(s) for s in shape)
         array = numpy.empty(shape, dtype)
         init(array)
-        param = Parameter(array)
+        param = KerasVariable(array, dtype=dtype, trainable=trainable)
         base = name or 'variable'
         attr, k = base, 1
         # An attribute set to None beforehand (``self.bias = None``) is a slot, not a clash.
         while self.__dict__.get(attr) is not None:
             attr, k = f'{base}_{k}', k + 1
         param.name = attr
+        param._attach(self)
         setattr(self, attr, param)
         if self._gpu_id >= 0:
             param.to_gpu(self._gpu_id)
@@ -317,6 +361,29 @@ class Layer(Chain):
     def _maybe_build(self, input_shape: Any) -> None:
         if not self.built:
             self.build(input_shape)
+            self.built = True
+
+    def _note_build_shape(self, input_shape: Any) -> Any:
+        # The shape of the first call is what get_build_config reports (Keras's build_config).
+        if not self.built and '_build_input_shape' not in self.__dict__:
+            self.__dict__['_build_input_shape'] = input_shape
+        return input_shape
+
+    def get_build_config(self) -> Optional[dict]:
+        """``{'input_shape': ...}``: the input shape the layer was built with by its first
+        call (``None`` when it was never called); saved with the layer's config so that
+        loading builds it before setting its weights."""
+        shape = self.__dict__.get('_build_input_shape')
+        if not self.built or shape is None:
+            return None
+        return {'input_shape': shape}
+
+    def build_from_config(self, config: Optional[dict]) -> None:
+        """Build the layer from :meth:`get_build_config`'s output (no-op for ``None``)."""
+        if config and config.get('input_shape') is not None and not self.built:
+            shape = config['input_shape']
+            self.__dict__['_build_input_shape'] = shape
+            self.build(shape)
             self.built = True
 
     def compute_output_shape(self, input_shape: Any) -> Any:
@@ -401,7 +468,7 @@ class Layer(Chain):
 
     def _call_symbolic(self, inputs: Any, args: tuple, kwargs: dict) -> Any:
         self._check_spec(inputs)
-        self._maybe_build(self._input_shapes(inputs))
+        self._maybe_build(self._note_build_shape(self._input_shapes(inputs)))
         outputs = self.compute_output_spec(inputs, *args, **kwargs)
         Node(self, call_args=(inputs,) + tuple(args), call_kwargs=kwargs, outputs=outputs)
         return outputs
@@ -419,7 +486,7 @@ class Layer(Chain):
                     spec_inference: bool = False) -> Any:
         inputs = map_structure(self._cast_input, inputs)
         self._check_spec(inputs)
-        self._maybe_build(self._input_shapes(inputs))
+        self._maybe_build(self._note_build_shape(self._input_shapes(inputs)))
         ctx = _call_context
         outermost = ctx.depth == 0
         kwargs = dict(kwargs)

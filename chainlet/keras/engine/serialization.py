@@ -42,25 +42,53 @@ FORMAT_VERSION = 1
 # ---------------------------------------------------------------- layers
 
 def serialize_layer(layer: Any) -> dict:
-    """``{'module', 'class_name', 'config', 'name'}`` for ``layer`` (Keras's layout)."""
+    """``{'module', 'class_name', 'config', 'registered_name', 'name'}`` for ``layer``
+    (Keras's layout), plus ``build_config`` when the layer was built by a call (so that a
+    subclassed model or a custom layer outside a functional graph is rebuilt before its
+    weights load). Objects in the config (layers, regularizers, functions) are serialized
+    with :func:`chainlet.keras.saving.serialize_keras_object`."""
     from chainlet.keras.engine.sequential import Sequential
     from chainlet.keras.engine.model import Model
-    class_name = type(layer).__name__
-    if type(layer) is Model and layer._is_graph_network:
+    from chainlet.keras.saving import serialization_lib
+    from chainlet.keras.saving.object_registration import _registered_name_or_none
+    cls = type(layer)
+    class_name = cls.__name__
+    if cls is Model and layer._is_graph_network:
         class_name = 'Functional'
-    out = {'module': type(layer).__module__, 'class_name': class_name,
-           'config': layer.get_config(), 'name': layer.name}
+    builtin = cls.__module__.startswith('chainlet.keras')
+    out = {'module': cls.__module__, 'class_name': class_name,
+           'config': serialization_lib._config_values(layer.get_config()),
+           'registered_name': _registered_name_or_none(cls, builtin),
+           'name': layer.name}
     if isinstance(layer, Sequential) and layer._is_graph_network and layer._stack:
         first = layer._stack[0]
         if not hasattr(first, 'batch_shape') and first._batch_input_shape is None:
             out['build_config'] = {'input_shape': list(layer.inputs[0].shape)}
+    elif not getattr(layer, '_is_graph_network', False):
+        build_config = layer.get_build_config()
+        if build_config is not None:
+            out['build_config'] = _plain(build_config)
     return out
 
 
-def _layer_class(class_name: str, custom_objects: Optional[dict]) -> type:
+def _with_registry(custom_objects: Optional[dict]) -> dict:
+    """``custom_objects`` merged with the registry and the active scopes (which win, as in
+    Keras's lookup order), for code that only looks in a ``custom_objects`` dict."""
+    from chainlet.keras.saving import object_registration as reg
+    merged = dict(custom_objects or {})
+    merged.update(reg.get_custom_objects())
+    merged.update(reg._scope_objects())
+    return merged
+
+
+def _layer_class(class_name: str, custom_objects: Optional[dict],
+                 registered_name: Optional[str] = None) -> type:
     from chainlet import keras
-    if custom_objects and class_name in custom_objects:
-        return custom_objects[class_name]
+    from chainlet.keras.saving.object_registration import get_registered_object
+    for key in (registered_name, class_name):
+        found = get_registered_object(key, custom_objects) if key else None
+        if found is not None:
+            return found
     if class_name == 'Functional':
         return keras.Model
     for namespace in (keras.layers, keras):
@@ -69,29 +97,48 @@ def _layer_class(class_name: str, custom_objects: Optional[dict]) -> type:
             return cls
     raise ValueError(f'Unknown layer: {class_name}; pass it in custom_objects '
                      f'(e.g. load_model(path, custom_objects={{"{class_name}": '
-                     f'{class_name}}}))')
+                     f'{class_name}}})) or register it with '
+                     f'@keras.saving.register_keras_serializable()')
+
+
+def _shape_from_json(shape: Any) -> Any:
+    if isinstance(shape, (list, tuple)) and all(s is None or isinstance(s, int)
+                                                for s in shape):
+        return tuple(shape)
+    if isinstance(shape, dict):
+        return {k: _shape_from_json(v) for k, v in shape.items()}
+    if isinstance(shape, (list, tuple)):
+        return [_shape_from_json(s) for s in shape]
+    return shape
 
 
 def deserialize_layer(config: dict, custom_objects: Optional[dict] = None) -> Any:
     """Create a layer from :func:`serialize_layer`'s output.
 
+    Custom classes are found through ``registered_name`` or ``class_name`` in
+    ``custom_objects``, the active :class:`chainlet.keras.saving.CustomObjectScope` and the
+    registry of :func:`chainlet.keras.saving.register_keras_serializable`.
+
     Raises:
         ValueError: ``Unknown layer: X; pass it in custom_objects`` for a class that is neither
-            a chainlet.keras layer nor in ``custom_objects``.
+            a chainlet.keras layer nor in ``custom_objects`` nor registered.
     """
     if not isinstance(config, dict) or 'class_name' not in config:
         raise ValueError(f'deserialize_layer: expected a dict with class_name and config, got '
                          f'{config!r}')
-    cls = _layer_class(config['class_name'], custom_objects)
-    cfg = dict(config.get('config', {}))
+    from chainlet.keras.saving.object_registration import CustomObjectScope
+    cls = _layer_class(config['class_name'], custom_objects, config.get('registered_name'))
+    cfg = dict(config.get('config') or {})
     from_config = cls.from_config
-    if 'custom_objects' in inspect.signature(from_config).parameters:
-        layer = from_config(cfg, custom_objects=custom_objects)
-    else:
-        layer = from_config(cfg)
-    build = config.get('build_config')
-    if build and not layer.built:
-        layer.build(tuple(build['input_shape']))
+    with CustomObjectScope(custom_objects):
+        if 'custom_objects' in inspect.signature(from_config).parameters:
+            layer = from_config(cfg, custom_objects=_with_registry(custom_objects))
+        else:
+            layer = from_config(cfg)
+        build = config.get('build_config')
+        if build and not layer.built:
+            layer.build_from_config({**build,
+                                     'input_shape': _shape_from_json(build['input_shape'])})
     return layer
 
 
@@ -272,6 +319,9 @@ def serialize_loss_arg(loss: Any) -> Any:
         return {k: serialize_loss_arg(v) for k, v in loss.items()}
     if isinstance(loss, (list, tuple)):
         return [serialize_loss_arg(v) for v in loss]
+    if inspect.isfunction(loss):
+        from chainlet.keras.saving.object_registration import get_registered_name
+        return get_registered_name(loss)
     return losses.serialize(loss)
 
 
@@ -285,8 +335,11 @@ def deserialize_loss_arg(loss: Any, custom_objects: Optional[dict] = None) -> An
         return {k: deserialize_loss_arg(v, custom_objects) for k, v in loss.items()}
     if isinstance(loss, list):
         return [deserialize_loss_arg(v, custom_objects) for v in loss]
-    if custom_objects and loss in custom_objects:
-        return custom_objects[loss]
+    if isinstance(loss, str):
+        from chainlet.keras.saving.object_registration import get_registered_object
+        found = get_registered_object(loss, custom_objects)
+        if found is not None:
+            return found
     return loss
 
 
@@ -300,6 +353,9 @@ def serialize_metric_arg(metrics: Any) -> Any:
         return [serialize_metric_arg(v) for v in metrics]
     if isinstance(metrics, metrics_mod.Metric):
         return metrics_mod.serialize(metrics)
+    if inspect.isfunction(metrics):
+        from chainlet.keras.saving.object_registration import get_registered_name
+        return get_registered_name(metrics)
     return getattr(metrics, '__name__', repr(metrics))
 
 
@@ -313,8 +369,11 @@ def deserialize_metric_arg(metrics: Any, custom_objects: Optional[dict] = None) 
         return {k: deserialize_metric_arg(v, custom_objects) for k, v in metrics.items()}
     if isinstance(metrics, list):
         return [deserialize_metric_arg(v, custom_objects) for v in metrics]
-    if custom_objects and metrics in custom_objects:
-        return custom_objects[metrics]
+    if isinstance(metrics, str):
+        from chainlet.keras.saving.object_registration import get_registered_object
+        found = get_registered_object(metrics, custom_objects)
+        if found is not None:
+            return found
     return metrics
 
 
@@ -604,11 +663,13 @@ def load_model(filepath: str, custom_objects: Optional[dict] = None,
     except ValueError as e:
         raise _corrupt('load_model', filepath, 'model', f'its config is not valid JSON '
                        f'({e})') from e
-    model = model_from_dict(data, custom_objects)
-    model._load_weights_dict(arrays, f'load_model({filepath!r})')
-    if compile and data.get('compile_config'):
-        model.compile_from_config(data['compile_config'], custom_objects)
-        _restore_optimizer(model, arrays)
+    from chainlet.keras.saving.object_registration import CustomObjectScope
+    with CustomObjectScope(custom_objects):
+        model = model_from_dict(data, custom_objects)
+        model._load_weights_dict(arrays, f'load_model({filepath!r})')
+        if compile and data.get('compile_config'):
+            model.compile_from_config(data['compile_config'], _with_registry(custom_objects))
+            _restore_optimizer(model, arrays)
     return model
 
 

@@ -28,3 +28,12 @@ from chainlet.keras.layers.merging import (  # noqa: F401
 from chainlet.keras.layers.link_layer import LinkLayer  # noqa: F401,E402
 from chainlet.keras.layers.activation_layers import (  # noqa: F401
     ELU, LeakyReLU, PReLU, ReLU, Rescaling, Softmax)
+from chainlet.keras.saving.serialization_lib import (  # noqa: F401,E402
+    serialize_keras_object as serialize)
+
+
+def deserialize(config: dict, custom_objects: dict = None):  # noqa: E302
+    """A layer from :func:`serialize`'s config (``keras.layers.deserialize``); custom classes
+    come from ``custom_objects``, a ``custom_object_scope`` or the registry."""
+    from chainlet.keras.engine import serialization
+    return serialization.deserialize_layer(config, custom_objects)
