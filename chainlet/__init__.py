@@ -68,6 +68,7 @@ _LAZY = {
     'configuration': 'chainlet.configuration',
     'distributions': 'chainlet.distributions',
     'distribution': 'chainlet.distribution',
+    'graph_optimizations': 'chainlet.graph_optimizations',
 }
 
 
@@ -88,6 +89,8 @@ _LAZY_ATTRS = {
     'print_runtime_info': 'chainlet._runtime_info',
     'Distribution': 'chainlet.distribution', 'kl_divergence': 'chainlet.distribution',
     'register_kl': 'chainlet.distribution', 'cross_entropy': 'chainlet.distribution',
+    'static_graph': 'chainlet.graph_optimizations.static_graph',
+    'static_code': 'chainlet.graph_optimizations.static_graph_utilities',
 }
 
 
