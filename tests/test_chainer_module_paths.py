@@ -186,3 +186,93 @@ def test_inventory_tool_runs_and_its_data_is_consistent():
     # names added for the inventory are no longer gaps
     assert ('chainlet.computational_graph', 'DotNode', None) not in gaps
     assert ('chainlet', 'Fallback', None) not in gaps
+
+
+def test_link_module_paths_and_gru_base():
+    import chainlet.links as L
+    from chainlet.links.activation.simplified_dropconnect import SimplifiedDropconnect
+    from chainlet.links.rnn.n_step_gru import NStepGRUBase
+    assert SimplifiedDropconnect is L.SimplifiedDropconnect
+    assert issubclass(L.NStepGRU, NStepGRUBase) and issubclass(L.NStepBiGRU, NStepGRUBase)
+    assert NStepGRUBase.n_weights == 6
+    bigru = L.NStepBiGRU(1, 2, 3, 0.0)
+    assert len(bigru) == 2 and len(list(bigru[0].params())) == 12  # w0..w5, b0..b5
+
+
+def test_prelu_node_name():
+    from chainlet.functions.activation import prelu
+    assert prelu.PReLUFunction is prelu.PReLU
+
+
+def test_types_module():
+    import typing
+    from chainlet import types
+    assert types.Shape == typing.Tuple[int, ...]
+    assert int in typing.get_args(types.ShapeSpec)
+    assert chainlet.types is types
+
+    class Fill:
+        dtype = None
+
+        def __call__(self, array):
+            array[...] = 1
+    assert isinstance(types.AbstractInitializer, type) and callable(Fill())
+
+
+def test_testing_availability_helpers():
+    import unittest
+    from chainlet.testing import condition, training, unary_math_function_test
+    assert training.is_available() and training.get_error() is None
+    training.check_available()
+    assert unary_math_function_test.is_available()
+    unary_math_function_test.check_available()
+
+    class Case(unittest.TestCase):
+        def test_fails(self):
+            self.fail('no')
+
+        def test_passes(self):
+            pass
+    result = condition.QuietTestRunner().run(unittest.TestLoader().loadTestsFromTestCase(Case))
+    assert result.testsRun == 2 and len(result.failures) == 1
+
+
+def test_distribution_constants():
+    from chainlet.distributions import log_normal, multivariate_normal, normal
+    assert normal.LOGPROBC == pytest.approx(-0.5 * np.log(2 * np.pi))
+    assert normal.PROBC == pytest.approx(1 / np.sqrt(2 * np.pi))
+    assert normal.ENTROPYC == pytest.approx(0.5 * np.log(2 * np.pi * np.e))
+    d = chainlet.distributions.Normal(np.float64(0.), np.float64(1.))
+    assert float(d.entropy.array) == pytest.approx(normal.ENTROPYC)
+    assert float(d.log_prob(np.float64(0.)).array) == pytest.approx(normal.LOGPROBC)
+    assert log_normal.LOGPROBC == normal.LOGPROBC == multivariate_normal.LOGPROBC
+    assert multivariate_normal.ENTROPYC == normal.ENTROPYC
+
+
+def test_availability_flags_are_computed_on_access():
+    from chainlet.datasets import image_dataset
+    from chainlet.function_hooks import cupy_memory_profile
+    from chainlet.functions.math import erfcinv, erfcx, erfinv, ndtri
+    try:
+        import scipy.special  # noqa: F401
+        have_scipy = True
+    except ImportError:
+        have_scipy = False
+    for module in (erfinv, erfcinv, erfcx, ndtri):
+        assert module.available_cpu is have_scipy
+    try:
+        import PIL  # noqa: F401
+        have_pil = True
+    except ImportError:
+        have_pil = False
+    assert image_dataset.available is have_pil
+    flag = cupy_memory_profile.memory_hook_available
+    assert isinstance(flag, bool)
+    counter = cupy_memory_profile.CupyMemoryCumulativeHook()
+    counter.malloc_preprocess(mem_size=8)
+    counter.alloc_preprocess(mem_size=512)
+    assert (counter.used_bytes, counter.acquired_bytes) == (8, 512)
+    if not flag:
+        assert cupy_memory_profile.MemoryHook is object
+    with pytest.raises(AttributeError):
+        erfinv.no_such_flag

@@ -216,3 +216,14 @@ class LabeledZippedImageDataset(DatasetMixin):
     def get_example(self, i: int) -> tuple[numpy.ndarray, numpy.ndarray]:
         name, label = self._pairs[i]
         return self._zipfile.get_example(name), numpy.array(label, dtype=self._label_dtype)
+
+
+def __getattr__(name: str) -> Any:
+    # Chainer's flag ``available``: whether Pillow imports (probed on first access).
+    if name == 'available':
+        try:
+            _pillow()
+        except ImportError:
+            return False
+        return True
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

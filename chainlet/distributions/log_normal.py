@@ -26,6 +26,7 @@ from chainlet.distributions.utils import (
     as_param, float_like, raw, where_in_support)
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
+LOGPROBC = -_HALF_LOG_2PI  # Chainer's public constant: -log(2 pi) / 2
 
 
 class LogNormal(distribution.ScalarDistribution):

@@ -29,6 +29,9 @@ from chainlet.distributions.utils import as_param, float_like
 from chainlet.function_node import FunctionNode
 
 _LOG_2PI = math.log(2 * math.pi)
+# Chainer's public per-dimension constants of the entropy and of the log density.
+ENTROPYC = 0.5 * math.log(2 * math.pi * math.e)
+LOGPROBC = -0.5 * _LOG_2PI
 
 
 def _triangle_mask(xp: Any, d: int, lower: bool, dtype: Any) -> Any:

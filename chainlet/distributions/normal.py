@@ -25,6 +25,12 @@ from chainlet.utils.cache import cached_property
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
+# Chainer's public constants: the entropy of N(0, 1), the constant term of log N(x; 0, 1)
+# and the normalizer 1 / sqrt(2 pi).
+ENTROPYC = 0.5 * math.log(2 * math.pi * math.e)
+LOGPROBC = -_HALF_LOG_2PI
+PROBC = 1. / math.sqrt(2 * math.pi)
+
 
 class Normal(distribution.ScalarDistribution):
     """Normal distribution ``N(loc, scale**2)``.

@@ -38,30 +38,39 @@ _TABLE = {u: 1024.0 ** i for i, u in enumerate(_UNITS)}
 _counter_class: Any = None
 
 
-def _cumulative_hook() -> Any:
-    """A new CuPy memory hook that adds up used and acquired bytes (its class built once)."""
+class _CumulativeCounts:
+    """The counting half of the CuPy memory hook: bytes requested from the pool (``malloc``)
+    and bytes the pool allocated on the GPU (``alloc``), added up."""
+
+    name = 'CupyMemoryCumulativeHook'
+
+    def __init__(self) -> None:
+        self.used_bytes = 0
+        self.acquired_bytes = 0
+
+    def alloc_preprocess(self, **kwargs: Any) -> None:
+        self.acquired_bytes += kwargs['mem_size']
+
+    def malloc_preprocess(self, **kwargs: Any) -> None:
+        self.used_bytes += kwargs['mem_size']
+
+
+def _hook_class() -> Any:
+    """The CuPy memory hook class that counts (built once, when CuPy is there)."""
     global _counter_class
     if _counter_class is None:
         try:
             from cupy.cuda import memory_hook
         except ImportError as e:
             raise RuntimeError(f'CupyMemoryProfileHook needs cupy.cuda.memory_hook: {e}') from e
+        _counter_class = type('CupyMemoryCumulativeHook',
+                              (_CumulativeCounts, memory_hook.MemoryHook), {})
+    return _counter_class
 
-        class CupyMemoryCumulativeHook(memory_hook.MemoryHook):
-            name = 'CupyMemoryCumulativeHook'
 
-            def __init__(self) -> None:
-                self.used_bytes = 0
-                self.acquired_bytes = 0
-
-            def alloc_preprocess(self, **kwargs: Any) -> None:
-                self.acquired_bytes += kwargs['mem_size']
-
-            def malloc_preprocess(self, **kwargs: Any) -> None:
-                self.used_bytes += kwargs['mem_size']
-
-        _counter_class = CupyMemoryCumulativeHook
-    return _counter_class()
+def _cumulative_hook() -> Any:
+    """A new counting CuPy memory hook."""
+    return _hook_class()()
 
 
 def _choose_unit(size: float) -> tuple[float, str]:
@@ -190,3 +199,18 @@ class CupyMemoryProfileHook(FunctionHook):
             file.write('  '.join(cell.rjust(w) for cell, w in zip(row, widths)) + '\n')
         if hasattr(file, 'flush'):
             file.flush()
+
+
+def __getattr__(name: str) -> Any:
+    # Chainer's module attributes, computed on first access so that importing this module does
+    # not import CuPy: ``memory_hook_available``, ``MemoryHook`` (CuPy's base class of memory
+    # hooks, ``object`` without CuPy) and ``CupyMemoryCumulativeHook`` (the counting hook).
+    if name in ('memory_hook_available', 'MemoryHook', 'CupyMemoryCumulativeHook'):
+        try:
+            cls = _hook_class()
+        except RuntimeError:
+            return {'memory_hook_available': False, 'MemoryHook': object,
+                    'CupyMemoryCumulativeHook': _CumulativeCounts}[name]
+        return {'memory_hook_available': True, 'MemoryHook': cls.__mro__[2],
+                'CupyMemoryCumulativeHook': cls}[name]
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -26,6 +26,16 @@ import unittest
 from typing import Any, Callable
 
 
+class QuietTestRunner:
+    """Run a ``unittest`` suite into a fresh ``TestResult`` without printing anything."""
+
+    def run(self, suite: Any) -> unittest.TestResult:
+        """Run ``suite`` (a ``TestSuite`` or ``TestCase``) and return its result."""
+        result = unittest.TestResult()
+        suite(result)
+        return result
+
+
 def _skip_reason(exc: BaseException) -> str | None:
     # unittest's SkipTest and pytest's skip outcome (a BaseException) both mean "skipped".
     if isinstance(exc, unittest.SkipTest):

@@ -55,3 +55,19 @@ def get_trainer_with_mock_updater(stop_trigger: Any = (10, 'iteration'),
 
     updater.update = update
     return training.Trainer(updater, stop_trigger, extensions=extensions)
+
+
+# Chainer's availability probe of this helper (it needed the ``mock`` package); chainlet uses
+# the standard library's ``unittest.mock``, so it is always available.
+def is_available() -> bool:
+    """Whether :func:`get_trainer_with_mock_updater` can be used (always, here)."""
+    return True
+
+
+def check_available() -> None:
+    """Raise ``RuntimeError`` if this helper cannot be used (it always can, here)."""
+
+
+def get_error() -> None:
+    """The import error that makes this helper unavailable: ``None``, as it always works."""
+    return None

@@ -201,3 +201,16 @@ def unary_math_function_unittest(func: Any, func_expected: Any = None,
         }))(klass)
 
     return decorate
+
+
+def is_available() -> bool:
+    """Whether :func:`unary_math_function_unittest` can be used (it needs pytest's marks)."""
+    return attr.is_available()
+
+
+def check_available() -> None:
+    """Raise ``RuntimeError`` when :func:`unary_math_function_unittest` cannot be used."""
+    if not attr.is_available():
+        error = attr.get_error()
+        raise RuntimeError(f'{__name__} is not available.\n\n'
+                           f'Reason: {type(error).__name__}: {error}')

@@ -52,6 +52,9 @@ class PReLU(FunctionNode):
         return tuple(ret)
 
 
+PReLUFunction = PReLU  # Chainer's name of the node
+
+
 def prelu(x: Any, W: Any) -> Variable:
     """Parametric ReLU: :math:`y = x` if :math:`x \\ge 0`, else :math:`W x`.
 

@@ -45,6 +45,20 @@ def special_function(func: str, name: str, xp: Any) -> Callable:
     return getattr(special, name)
 
 
+def module_getattr(module: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` giving Chainer's flag ``available_cpu``: whether SciPy, which
+    the CPU forward needs, imports (probed on first access, so importing stays cheap)."""
+    def __getattr__(name: str) -> Any:
+        if name == 'available_cpu':
+            try:
+                import scipy.special  # noqa: F401
+            except ImportError:
+                return False
+            return True
+        raise AttributeError(f'module {module!r} has no attribute {name!r}')
+    return __getattr__
+
+
 def evaluate(func: str, name: str, *args: Any, dtype: Any) -> Any:
     """Evaluate a special function on arrays and return an ndarray of ``dtype``.
 

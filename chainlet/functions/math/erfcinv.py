@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chainlet.functions.math import _special
 from chainlet.functions.math.erfinv import ErfInv
 from chainlet.variable import Variable
 
@@ -41,3 +42,6 @@ def erfcinv(x: Any) -> Variable:
         array([ 0.47693628, -0.47693628])
     """
     return ErfcInv().apply((x,))[0]
+
+
+__getattr__ = _special.module_getattr(__name__)  # available_cpu, as in Chainer

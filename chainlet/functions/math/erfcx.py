@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from chainlet.functions.math import _special
 from chainlet.functions.math._special import UnarySpecial
 from chainlet.variable import Variable
 
@@ -46,3 +47,6 @@ def erfcx(x: Any) -> Variable:
         array([1.        , 0.42758358, 0.01879589])
     """
     return Erfcx().apply((x,))[0]
+
+
+__getattr__ = _special.module_getattr(__name__)  # available_cpu, as in Chainer

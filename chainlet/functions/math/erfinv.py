@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from chainlet.functions.math import _special
 from chainlet.functions.math._special import UnarySpecial
 from chainlet.variable import Variable
 
@@ -51,3 +52,6 @@ def erfinv(x: Any) -> Variable:
         array([0.        , 0.47693628])
     """
     return ErfInv().apply((x,))[0]
+
+
+__getattr__ = _special.module_getattr(__name__)  # available_cpu, as in Chainer

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from chainlet.functions.math import _special
 from chainlet.functions.math._special import UnarySpecial
 from chainlet.variable import Variable
 
@@ -44,3 +45,6 @@ def ndtri(x: Any) -> Variable:
         array([0.      , 1.95996398])
     """
     return Ndtri().apply((x,))[0]
+
+
+__getattr__ = _special.module_getattr(__name__)  # available_cpu, as in Chainer

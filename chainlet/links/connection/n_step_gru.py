@@ -7,7 +7,14 @@ from chainlet.functions.rnn.n_step_gru import n_step_bigru, n_step_gru
 from chainlet.links.connection.n_step_rnn import NStepRNNBase
 
 
-class NStepGRU(NStepRNNBase):
+class NStepGRUBase(NStepRNNBase):
+    """Base of :class:`NStepGRU` and :class:`NStepBiGRU`: six weights and six biases per layer
+    and direction (Chainer's class of the same name)."""
+
+    n_weights = 6
+
+
+class NStepGRU(NStepGRUBase):
     """Stacked uni-directional GRU over a list of sequences of different lengths.
 
     ``forward(hx, xs)`` returns ``(hy, ys)`` as :meth:`NStepRNNBase.forward`. Each layer's child
@@ -30,17 +37,14 @@ class NStepGRU(NStepRNNBase):
         ((2, 2, 4), [(3, 4), (1, 4)])
     """
 
-    n_weights = 6
-
     def rnn(self, *args: Any) -> tuple:
         return n_step_gru(*args)
 
 
-class NStepBiGRU(NStepRNNBase):
+class NStepBiGRU(NStepGRUBase):
     """Stacked bi-directional GRU (see :class:`NStepGRU`); outputs have ``2 * out_size``
     units."""
 
-    n_weights = 6
     use_bi_direction = True
 
     def rnn(self, *args: Any) -> tuple:
