@@ -5,7 +5,7 @@ what it can save is the per-call Python of the links and wrappers; the arrays ar
 that this overhead, not the arithmetic, dominates. Both models start from the same parameters and
 see the same batches, and the script checks that their losses agree before timing.
 
-Run: python benchmarks/bench_static_graph.py [--repeat N] [--steps N] [--batch B] [--units U]
+Run: python benchmarks/bench_static_graph.py [--calls N] [--batch B] [--units U] [--layers L]
 """
 from __future__ import annotations
 
@@ -60,23 +60,23 @@ def make_infer(model, x):
     return infer
 
 
-def per_call(fns, steps, repeat):
-    """Best time per call of each function; runs alternate so that both see the same load."""
-    best = {name: float('inf') for name in fns}
-    for _ in range(repeat):
+def per_call(fns, calls):
+    """Per-call times of each function, calls interleaved one by one so that both see the same
+    load (the machine may be shared); returns {name: (10th percentile, median)} in seconds."""
+    times = {name: [] for name in fns}
+    clock = time.perf_counter
+    gc.collect()
+    for _ in range(calls):
         for name, fn in fns.items():
-            gc.collect()
-            t0 = time.perf_counter()
-            for _ in range(steps):
-                fn()
-            best[name] = min(best[name], (time.perf_counter() - t0) / steps)
-    return best
+            t0 = clock()
+            fn()
+            times[name].append(clock() - t0)
+    return {name: (float(np.percentile(t, 10)), float(np.median(t))) for name, t in times.items()}
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument('--repeat', type=int, default=15)
-    p.add_argument('--steps', type=int, default=200)
+    p.add_argument('--calls', type=int, default=3000)
     p.add_argument('--batch', type=int, default=32)
     p.add_argument('--units', type=int, default=64)
     p.add_argument('--layers', type=int, default=3)
@@ -91,9 +91,9 @@ def main() -> None:
     losses = {name: [float(step().array) for _ in range(5)] for name, step in steps.items()}
     if not np.allclose(losses['define-by-run'], losses['static_graph'], rtol=1e-6):
         raise SystemExit(f'losses differ: {losses}')
-    print(f'MLP {args.layers} x Linear({args.units}) + ReLU, batch {args.batch}, float32, '
-          f'best of {args.repeat} x {args.steps} steps')
-    print(f'{"":32s}{"define-by-run":>15s}{"static_graph":>15s}{"ratio":>8s}')
+    print(f'MLP {args.layers} x Linear({args.units}) + ReLU, batch {args.batch}, float32; '
+          f'{args.calls} calls each, interleaved; 10th percentile / median per call')
+    print(f'{"":32s}{"define-by-run":>22s}{"static_graph":>22s}{"ratio":>8s}')
     rows = [('train step (fwd+bwd+SGD)', steps),
             ('inference (no_backprop, test)', {'define-by-run': make_infer(dynamic, x),
                                                'static_graph': make_infer(static, x)})]
@@ -101,9 +101,10 @@ def main() -> None:
         for fn in fns.values():  # record and verify the schedules before timing
             for _ in range(3):
                 fn()
-        best = per_call(fns, args.steps, args.repeat)
-        a, b = best['define-by-run'], best['static_graph']
-        print(f'{label:32s}{a * 1e6:12.1f} us{b * 1e6:12.1f} us{a / b:7.2f}x')
+        best = per_call(fns, args.calls)
+        (a10, a50), (b10, b50) = best['define-by-run'], best['static_graph']
+        print(f'{label:32s}{a10 * 1e6:9.1f} / {a50 * 1e6:6.1f} us{b10 * 1e6:9.1f} / '
+              f'{b50 * 1e6:6.1f} us{a50 / b50:7.2f}x')
 
 
 if __name__ == '__main__':

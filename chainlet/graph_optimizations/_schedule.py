@@ -210,6 +210,7 @@ class SlotMap:
         self.by_array: dict = {}
         self.keep: list = []
         self.n = 0
+        self.strict = True  # refuse unknown Variables that require grad
 
     def add(self, value: Any, node: Any = None) -> int:
         slot = self.n
@@ -223,6 +224,7 @@ class SlotMap:
         other.by_array = dict(self.by_array)
         other.keep = list(self.keep)
         other.n = self.n
+        other.strict = self.strict
         return other
 
     def register(self, slot: int, value: Any, node: Any = None, weak: bool = False) -> None:
@@ -254,8 +256,27 @@ class SlotMap:
         slot = self.by_array.get(id(value))
         if slot is not None:
             return (slot, graph)
+        if node is not None and node.requires_grad and self.strict:
+            # Replaying it as a constant would lose its gradient.
+            raise NotStatic('a function reads a Variable that requires grad but is neither an '
+                            'argument of the call nor a parameter of the chain\'s links (pass '
+                            'it as an argument)')
         consts.append(value)
         return ('const', value)
+
+
+def _holds_state(value: Any, depth: int = 0) -> bool:
+    """Whether a constant holds arrays, Variables or function nodes (possibly in containers):
+    in a backward, those come from the traced call and would be stale on replay."""
+    if backend.is_array(value) or isinstance(value, (Variable, FunctionNode)):
+        return True
+    if depth > 3:
+        return False
+    if isinstance(value, (tuple, list, set)):
+        return any(_holds_state(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_state(v, depth + 1) for v in value.values())
+    return False
 
 
 def _resolve_steps(steps: list, slots: SlotMap, consts: list) -> None:
@@ -282,6 +303,8 @@ def _resolve_steps(steps: list, slots: SlotMap, consts: list) -> None:
             elif isinstance(value, (list, dict, set)):
                 mutable.append(name)
                 consts.append(value)
+            elif isinstance(value, FunctionNode):
+                raise NotStatic(f'{step.label} keeps a reference to another function node')
             elif name not in ('_local_function_hooks', '_check_arrays',
                               '_instance_check_type_forward'):
                 consts.append(value)
@@ -370,12 +393,14 @@ class Recording(_Recorded):
         out_leaves: list = []
         self.out_structure = flatten(result, out_leaves)
         outputs = []
+        slots.strict = False  # an unknown output is refused below, with its own reason
         for y in out_leaves:
             ref = slots.resolve(y, [])
             if ref[0] == 'const':
                 raise NotStatic('an output of the chain was not computed by a function node '
                                 'from its inputs or parameters (made by raw array code?)')
             outputs.append(ref)
+        slots.strict = True
         self.outputs = tuple(outputs)
         self.n_slots = slots.n
         self.slots: Optional[SlotMap] = slots
@@ -423,6 +448,10 @@ class BackwardRecording(_Recorded):
             refs.append(ref)
         self.grads = tuple(refs)
         self.n_slots = slots.n
+        if any(_holds_state(c) for c in self.consts):
+            # Arrays made by the backward outside function nodes (or taken from the forward
+            # in a way not tracked): equal in two recordings is no proof they are constant.
+            raise NotStatic('the backward reads arrays that no recorded function produced')
         for step in self.steps:
             step.node = None
             step.in_arrays = step.out_arrays = ()
@@ -462,6 +491,42 @@ def _compile_steps(steps: list, base: list) -> list:
     return compiled
 
 
+def _array_steps(compiled: list) -> list:
+    """The node steps of a compiled schedule in the form :func:`_run_on_arrays` reads."""
+    steps = []
+    for _, cls, state, extra, remaps, in_slots, _, out_slots, kept in compiled:
+        state = dict(state, _applied=True)  # a node that ran counts as applied, as in apply()
+        steps.append((cls, state, extra, remaps, tuple([i if i >= 0 else ~i for i in in_slots]),
+                      out_slots, kept))
+    return steps
+
+
+def _run_on_arrays(steps: list, values: list, nodes: Optional[list]) -> None:
+    """Run node steps on the arrays in ``values``, writing their outputs (and kept arrays)."""
+    new = object.__new__
+    ndarray = numpy.ndarray
+    for cls, state, extra, remaps, in_slots, out_slots, kept in steps:
+        node = new(cls)
+        d = node.__dict__
+        d.update(state)
+        if extra:
+            for name in extra:
+                d[name] = type(d[name])(d[name])
+        if remaps:
+            for name, slot in remaps:
+                d[name] = values[slot]
+        outs = node.forward(tuple([values[i] for i in in_slots]))
+        for slot, y in zip(out_slots, outs):
+            if type(y) is not ndarray and isinstance(y, numpy.generic):
+                y = numpy.asarray(y)  # as apply() makes NumPy scalars 0-d arrays
+            values[slot] = y
+        if kept:
+            for name, slot in kept:
+                values[slot] = d.get(name)
+        if nodes is not None:
+            nodes.append(node)
+
+
 def _new_node(cls: type, state: dict, extra: tuple, remaps: tuple, values: list) -> Any:
     node = object.__new__(cls)
     d = node.__dict__
@@ -484,6 +549,7 @@ class Schedule:
         # the recorded checks and schedule stale.
         self.attr_specs = [leaf_spec(getattr(link(), name))
                            for _, link, name, _ in recording.attr_slots]
+        self.links_numpy = all(spec[1] is numpy.ndarray for spec in self.attr_specs)
         self.steps = _compile_steps(recording.steps, base)
         self.out_slots = []
         for slot, detached in recording.outputs:
@@ -499,19 +565,22 @@ class Schedule:
         # when nothing else must see them: no static_code step, no node-local hook.
         self.arrays_ok = not self.has_code and all(
             '_local_function_hooks' not in step[2] for step in self.steps)
+        self.array_steps = _array_steps(self.steps) if self.arrays_ok else []
         self.backward: dict = {}  # (output gradients given, targets) -> backward entry
 
-    def link_values(self) -> Optional[list]:
-        """The links' arrays and parameters now, or ``None`` when one changed shape or dtype."""
+    def link_values(self) -> Optional[tuple]:
+        """The links' arrays and parameters now, their arrays, and whether all are NumPy
+        arrays; ``None`` when one changed type, shape or dtype."""
         values = []
+        arrays = []
         for (link, name), spec in zip(self.attr_slots, self.attr_specs):
             value = getattr(link(), name)
-            data = _data(value)
-            if data is None or type(data) is not spec[1] or data.shape != spec[2] or \
-                    data.dtype != spec[3]:
+            data = value.array if isinstance(value, Variable) else value
+            if type(data) is not spec[1] or data.shape != spec[2] or data.dtype != spec[3]:
                 return None
             values.append(value)
-        return values
+            arrays.append(data)
+        return values, arrays, self.links_numpy
 
     def replay_apply(self, leaves: list, link_values: list) -> list:
         """Replay by applying new nodes to Variables (an ordinary graph); returns all slots."""
@@ -542,18 +611,8 @@ class Schedule:
         values = self.base_arrays[:]
         values[:self.n_inputs] = in_data
         values[self.n_inputs:self.n_fixed] = link_data
-        nodes = []
-        for _, cls, state, extra, remaps, in_slots, _, out_slots, kept in self.steps:
-            node = _new_node(cls, state, extra, remaps, values)
-            node._applied = True
-            outs = node.forward(tuple([values[i if i >= 0 else ~i] for i in in_slots]))
-            for slot, y in zip(out_slots, outs):
-                values[slot] = numpy.asarray(y) if isinstance(y, numpy.generic) else y
-            if kept:
-                d = node.__dict__
-                for name, slot in kept:
-                    values[slot] = d.get(name)
-            nodes.append(node)
+        nodes: list = []
+        _run_on_arrays(self.array_steps, values, nodes)
         return values, nodes
 
     def outputs(self, values: list, wrap: Callable) -> Any:
@@ -596,6 +655,7 @@ class BackwardSchedule:
         self.n_forward = n_forward
         self.gy_slots = recording.gy_slots
         self.steps = _compile_steps(recording.steps, base)
+        self.array_steps = _array_steps(self.steps)
         self.grads = tuple([None if r is None else (~r[0] if r[1] else r[0]) if
                             r[0] != 'const' else _const_slot(base, r[1])
                             for r in recording.grads])
@@ -608,12 +668,7 @@ class BackwardSchedule:
         for slot, gy in zip(self.gy_slots, gys):
             if slot is not None:
                 values[slot] = gy
-        for _, cls, state, extra, remaps, in_slots, _, out_slots, _ in self.steps:
-            node = _new_node(cls, state, extra, remaps, values)
-            node._applied = True
-            outs = node.forward(tuple([values[i if i >= 0 else ~i] for i in in_slots]))
-            for slot, y in zip(out_slots, outs):
-                values[slot] = numpy.asarray(y) if isinstance(y, numpy.generic) else y
+        _run_on_arrays(self.array_steps, values, None)
         return [None if i is None else values[i if i >= 0 else ~i] for i in self.grads]
 
 

@@ -211,6 +211,15 @@ def _identity(value: Any) -> Any:
     return value
 
 
+_FLAT_TYPES = frozenset([Variable, numpy.ndarray])
+
+
+@functools.lru_cache(maxsize=None)
+def _flat_structure(n: int) -> Any:
+    """What :func:`_schedule.flatten` gives for ``n`` positional array arguments."""
+    return _schedule.flatten(((numpy.empty(0),) * n, {}), [])
+
+
 def _all_numpy(values: list) -> bool:
     return all(type(_data(v)) is numpy.ndarray for v in values if v is not None)
 
@@ -298,14 +307,14 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
                 f'hyper-parameters on every call with the same input shapes; put side effects in '
                 f'@static_code functions', StaticGraphFallbackWarning, stacklevel=3)
 
-        def replay(chain: Any, entry: _Entry, leaves: list, link_values: list) -> Any:
+        def replay(chain: Any, entry: _Entry, leaves: list, links: tuple) -> Any:
             schedule = entry.schedule
+            link_values, link_arrays, links_numpy = links
             config = chainlet.config
-            fast = schedule.arrays_ok and not _fn._active_hook_count and not config.debug and \
-                _all_numpy(leaves) and _all_numpy(link_values)
+            fast = links_numpy and schedule.arrays_ok and not _fn._active_hook_count and \
+                not config.debug and _all_numpy(leaves)
             if fast and not config.enable_backprop:
-                values, _ = schedule.replay_arrays([_data(x) for x in leaves],
-                                                   [_data(v) for v in link_values])
+                values, _ = schedule.replay_arrays([_data(x) for x in leaves], link_arrays)
                 return schedule.outputs(values, Variable)
             if fast and not double_backprop:
                 node = _StaticNode(f'static_graph({type(chain).__name__}.{name})', entry,
@@ -409,8 +418,12 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
             if minimize and train != state.train:
                 state.clear()
             state.train = train
-            leaves: list = []
-            structure = _schedule.flatten((call_args, call_kwargs), leaves)
+            if not call_kwargs and all([type(x) in _FLAT_TYPES for x in call_args]):
+                leaves = list(call_args)  # the common case: arrays and Variables only
+                structure = _flat_structure(len(leaves))
+            else:
+                leaves = []
+                structure = _schedule.flatten((call_args, call_kwargs), leaves)
             key = (bool(train), bool(config.enable_backprop), structure,
                    tuple([_schedule.leaf_spec(x) for x in leaves]))
             try:
@@ -420,10 +433,10 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
                         'a list, a dict nor a hashable value')
                 return func(chain, *call_args, **call_kwargs)
             if entry is not None and entry.schedule is not None:
-                link_values = entry.schedule.link_values()
-                if link_values is not None:
+                links = entry.schedule.link_values()
+                if links is not None:
                     say(2, chain, f'replaying {entry.schedule.n_steps} recorded calls')
-                    return replay(chain, entry, leaves, link_values)
+                    return replay(chain, entry, leaves, links)
                 say(1, chain, 'a parameter changed shape or dtype: recording again')
                 entry.live = False
                 del state.entries[key]

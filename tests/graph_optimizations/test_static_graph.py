@@ -781,3 +781,46 @@ def test_nested_static_chain_is_part_of_the_outer_recording():
         for ra, rb in zip(*results):
             np.testing.assert_allclose(rb, ra, rtol=1e-5, atol=1e-6)
     assert static.inner.body_runs == 4  # two recordings of the outer chain, two calls each
+
+
+def test_variable_from_outside_the_chain_falls_back():
+    shared = chainlet.Parameter(np.full((2,), 3.0, np.float32))
+
+    class Net(chainlet.Chain):
+        @static_graph
+        def forward(self, x):
+            return x * shared  # not a parameter of this chain: its gradient must not be lost
+
+    net = Net()
+    with pytest.warns(StaticGraphFallbackWarning, match='neither an argument'):
+        net(chainlet.Variable(np.ones(2, np.float32)))
+    for _ in range(3):
+        shared.cleargrad()
+        F.sum(net(chainlet.Variable(np.full((2,), 2.0, np.float32)))).backward()
+        np.testing.assert_allclose(shared.grad, 2.0)
+
+
+def test_backward_with_raw_array_code_is_differentiated_not_replayed(monkeypatch):
+    from chainlet.graph_optimizations import _schedule
+
+    class Square(chainlet.FunctionNode):
+        def forward(self, inputs):
+            self.x = inputs[0]
+            return inputs[0] ** 2,
+
+        def backward(self, indexes, grad_outputs):
+            # Raw NumPy outside function nodes: a recording cannot tell it from a constant.
+            return chainlet.Variable(2 * self.x * grad_outputs[0].array),
+
+    class Net(chainlet.Chain):
+        @static_graph
+        def forward(self, x):
+            return Square().apply((x,))[0]
+
+    net = Net()
+    replays = _count_calls(monkeypatch, _schedule.BackwardSchedule, 'replay')
+    for v in (1.0, 1.0, 1.0, 2.0, 3.0, 4.0):  # the first two calls even see the same data
+        x = chainlet.Variable(np.full((2,), v))
+        F.sum(net(x)).backward()
+        np.testing.assert_allclose(x.grad, 2 * v)
+    assert not replays
