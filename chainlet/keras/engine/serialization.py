@@ -137,8 +137,7 @@ def deserialize_layer(config: dict, custom_objects: Optional[dict] = None) -> An
             layer = from_config(cfg)
         build = config.get('build_config')
         if build and not layer.built:
-            layer.build_from_config({**build,
-                                     'input_shape': _shape_from_json(build['input_shape'])})
+            layer.build_from_config({k: _shape_from_json(v) for k, v in build.items()})
     return layer
 
 
