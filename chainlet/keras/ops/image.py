@@ -1,0 +1,160 @@
+"""``keras.ops.image``: resizing, patch extraction and colour conversion of image batches.
+
+Images are ``(batch, height, width, channels)`` (``channels_last``) unless
+``data_format='channels_first'``; a single image without the batch axis is accepted too.
+``resize`` samples like Keras (TensorFlow): pixel centres are aligned (half-pixel), not corners.
+
+Example:
+    >>> import numpy as np
+    >>> from chainlet.keras import ops
+    >>> ops.image.resize(np.ones((1, 4, 4, 3), np.float32), (2, 2)).shape
+    (1, 2, 2, 3)
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy
+
+import chainlet.functions as F
+from chainlet.keras.layers._utils import (normalize_data_format, normalize_padding,
+                                          normalize_tuple, same_padding)
+from chainlet.keras.ops._dispatch import keras_op, to_float
+
+
+def _batched(images: Any, name: str) -> tuple:
+    if images.ndim not in (3, 4):
+        raise ValueError(f'keras.ops.image.{name}: expected images of rank 3 or 4, got shape '
+                         f'{tuple(images.shape)}')
+    single = images.ndim == 3
+    return (F.expand_dims(images, 0) if single else images), single
+
+
+def _to_nchw(x: Any, fmt: str) -> Any:
+    return F.transpose(x, (0, 3, 1, 2)) if fmt == 'channels_last' else x
+
+
+def _from_nchw(x: Any, fmt: str) -> Any:
+    return F.transpose(x, (0, 2, 3, 1)) if fmt == 'channels_last' else x
+
+
+@keras_op('images', module='image')
+def resize(images: Any, size: Any, interpolation: str = 'bilinear', antialias: bool = False,
+           crop_to_aspect_ratio: bool = False, pad_to_aspect_ratio: bool = False,
+           fill_mode: str = 'constant', fill_value: float = 0.0,
+           data_format: Optional[str] = None) -> Any:
+    """Resize to ``size = (height, width)`` with ``'bilinear'`` or ``'nearest'`` sampling."""
+    where = 'keras.ops.image.resize'
+    fmt = normalize_data_format(data_format, where)
+    if interpolation not in ('bilinear', 'nearest'):
+        raise ValueError(f"{where}: interpolation must be 'bilinear' or 'nearest', got "
+                         f'{interpolation!r}')
+    if antialias or crop_to_aspect_ratio or pad_to_aspect_ratio:
+        raise ValueError(f'{where}: antialias, crop_to_aspect_ratio and pad_to_aspect_ratio '
+                         f'are not supported')
+    height, width = normalize_tuple(size, 2, 'size', where)
+    x, single = _batched(to_float(images), 'resize')
+    x = _to_nchw(x, fmt)
+    if interpolation == 'bilinear':
+        y = F.resize_images(x, (height, width), mode='bilinear', align_corners=False)
+    else:
+        xp = x.xp
+        h, w = x.shape[2:]
+        rows = numpy.minimum(numpy.floor((numpy.arange(height) + 0.5) * h / height), h - 1)
+        cols = numpy.minimum(numpy.floor((numpy.arange(width) + 0.5) * w / width), w - 1)
+        y = F.get_item(x, (slice(None), slice(None), xp.asarray(rows.astype(int))[:, None],
+                           xp.asarray(cols.astype(int))[None, :]))
+    y = _from_nchw(y, fmt)
+    return y[0] if single else y
+
+
+@keras_op('images', module='image')
+def extract_patches(images: Any, size: Any, strides: Any = None, dilation_rate: Any = 1,
+                    padding: str = 'valid', data_format: Optional[str] = None) -> Any:
+    """Patches of ``size`` every ``strides`` pixels, each flattened (rows, columns, channels)
+    into the channel axis: ``(batch, out_h, out_w, size_h * size_w * channels)``."""
+    where = 'keras.ops.image.extract_patches'
+    fmt = normalize_data_format(data_format, where)
+    ksize = normalize_tuple(size, 2, 'size', where)
+    stride = ksize if strides is None else normalize_tuple(strides, 2, 'strides', where)
+    dilate = normalize_tuple(dilation_rate, 2, 'dilation_rate', where)
+    padding = normalize_padding(padding, where)
+    x, single = _batched(to_float(images), 'extract_patches')
+    x = _to_nchw(x, fmt)
+    if padding == 'same':
+        pads = [same_padding(n, k, s, d) for n, k, s, d in
+                zip(x.shape[2:], ksize, stride, dilate)]
+        x = F.pad(x, ((0, 0), (0, 0)) + tuple(pads))
+    cols = F.im2col(x, ksize, stride, 0, cover_all=False, dilate=dilate)  # (n, c*kh*kw, oh, ow)
+    n, c = x.shape[:2]
+    oh, ow = cols.shape[2:]
+    cols = F.reshape(cols, (n, c, ksize[0], ksize[1], oh, ow))
+    if fmt == 'channels_last':
+        out = F.reshape(F.transpose(cols, (0, 4, 5, 2, 3, 1)), (n, oh, ow, -1))
+    else:
+        out = F.reshape(F.transpose(cols, (0, 2, 3, 1, 4, 5)), (n, -1, oh, ow))
+    return out[0] if single else out
+
+
+@keras_op('images', module='image')
+def rgb_to_grayscale(images: Any, data_format: Optional[str] = None) -> Any:
+    """Luma ``0.2989 R + 0.5870 G + 0.1140 B``, keeping a channel axis of size 1."""
+    fmt = normalize_data_format(data_format, 'keras.ops.image.rgb_to_grayscale')
+    x = to_float(images)
+    axis = -1 if fmt == 'channels_last' else x.ndim - 3
+    if x.shape[axis] != 3:
+        raise ValueError(f'keras.ops.image.rgb_to_grayscale: expected 3 channels on axis '
+                         f'{axis}, got shape {tuple(x.shape)}')
+    shape = [1] * x.ndim
+    shape[axis] = 3
+    weights = x.xp.asarray(numpy.array([0.2989, 0.5870, 0.1140]).reshape(shape), x.dtype)
+    return F.sum(x * weights, axis=axis % x.ndim, keepdims=True)
+
+
+@keras_op('images', module='image')
+def pad_images(images: Any, top_padding: Optional[int] = None,
+               left_padding: Optional[int] = None, bottom_padding: Optional[int] = None,
+               right_padding: Optional[int] = None, target_height: Optional[int] = None,
+               target_width: Optional[int] = None, data_format: Optional[str] = None) -> Any:
+    """Zero-pad to ``target_height`` x ``target_width`` (or by the given margins)."""
+    fmt = normalize_data_format(data_format, 'keras.ops.image.pad_images')
+    x, single = _batched(images, 'pad_images')
+    h_axis = 1 if fmt == 'channels_last' else 2
+    h, w = x.shape[h_axis], x.shape[h_axis + 1]
+    top, left = top_padding or 0, left_padding or 0
+    bottom = bottom_padding if bottom_padding is not None else \
+        (target_height - h - top if target_height is not None else 0)
+    right = right_padding if right_padding is not None else \
+        (target_width - w - left if target_width is not None else 0)
+    if min(top, left, bottom, right) < 0:
+        raise ValueError(f'keras.ops.image.pad_images: the target size is smaller than the '
+                         f'images ({h}x{w})')
+    width = [(0, 0)] * 4
+    width[h_axis], width[h_axis + 1] = (top, bottom), (left, right)
+    y = F.pad(x, tuple(width))
+    return y[0] if single else y
+
+
+@keras_op('images', module='image')
+def crop_images(images: Any, top_cropping: Optional[int] = None,
+                left_cropping: Optional[int] = None, bottom_cropping: Optional[int] = None,
+                right_cropping: Optional[int] = None, target_height: Optional[int] = None,
+                target_width: Optional[int] = None, data_format: Optional[str] = None) -> Any:
+    """Crop to ``target_height`` x ``target_width`` (or by the given margins)."""
+    fmt = normalize_data_format(data_format, 'keras.ops.image.crop_images')
+    x, single = _batched(images, 'crop_images')
+    h_axis = 1 if fmt == 'channels_last' else 2
+    h, w = x.shape[h_axis], x.shape[h_axis + 1]
+    top, left = top_cropping or 0, left_cropping or 0
+    height = target_height if target_height is not None else h - top - (bottom_cropping or 0)
+    width = target_width if target_width is not None else w - left - (right_cropping or 0)
+    if top + height > h or left + width > w or height < 0 or width < 0:
+        raise ValueError(f'keras.ops.image.crop_images: the crop does not fit in the images '
+                         f'({h}x{w})')
+    key = [slice(None)] * 4
+    key[h_axis], key[h_axis + 1] = slice(top, top + height), slice(left, left + width)
+    y = x[tuple(key)]
+    return y[0] if single else y
+
+
+__all__ = ['resize', 'extract_patches', 'rgb_to_grayscale', 'pad_images', 'crop_images']

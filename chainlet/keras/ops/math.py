@@ -1,0 +1,148 @@
+"""``keras.ops.math``: segment reductions, top-k, log-sum-exp, ``erf``, ``rsqrt`` and more.
+
+Example:
+    >>> import numpy as np
+    >>> from chainlet.keras import ops
+    >>> ops.segment_sum(np.array([1., 2., 3.]), np.array([0, 0, 1])).tolist()
+    [3.0, 3.0]
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy
+
+import chainlet.functions as F
+from chainlet.keras.ops._dispatch import axis_tuple, const, is_float, keras_op, to_float
+
+
+def _num_segments(ids: Any, num_segments: Optional[int]) -> int:
+    if num_segments is not None:
+        return int(num_segments)
+    return int(ids.max()) + 1 if ids.size else 0
+
+
+@keras_op('data', 'segment_ids', module='math')
+def segment_sum(data: Any, segment_ids: Any, num_segments: Optional[int] = None,
+                sorted: bool = False) -> Any:
+    """Sum of the rows of ``data`` in each segment (ids outside ``[0, num_segments)`` are
+    dropped, as in Keras)."""
+    ids = segment_ids.array.astype('int64').reshape(-1)
+    n = _num_segments(ids, num_segments)
+    xp = data.xp
+    keep = (ids >= 0) & (ids < n)
+    if not bool(keep.all()):
+        data = F.get_item(data, xp.nonzero(keep)[0])
+        ids = ids[keep]
+    shape = (n,) + tuple(data.shape[1:])
+    if not is_float(data):
+        out = xp.zeros(shape, data.dtype)
+        xp.add.at(out, ids, data.array) if xp is numpy else out.scatter_add(ids, data.array)
+        return out
+    return F.scatter_add(xp.zeros(shape, data.dtype), ids, data)
+
+
+@keras_op('data', 'segment_ids', module='math')
+def segment_max(data: Any, segment_ids: Any, num_segments: Optional[int] = None,
+                sorted: bool = False) -> Any:
+    """Maximum of the rows of ``data`` in each segment; an empty segment gives the dtype's
+    lowest value. The gradient is shared among tied maxima."""
+    ids = segment_ids.array.astype('int64').reshape(-1)
+    n = _num_segments(ids, num_segments)
+    xp = data.xp
+    keep = (ids >= 0) & (ids < n)
+    if not bool(keep.all()):
+        data = F.get_item(data, xp.nonzero(keep)[0])
+        ids = ids[keep]
+    shape = (n,) + tuple(data.shape[1:])
+    low = numpy.finfo(data.dtype).min if is_float(data) else numpy.iinfo(data.dtype).min
+    best = xp.full(shape, low, data.dtype)
+    if xp is numpy:
+        numpy.maximum.at(best, ids, data.array)
+    else:
+        best.scatter_max(ids, data.array)
+    if not is_float(data):
+        return best
+    winner = (data.array == best[ids]).astype(data.dtype)
+    total = F.scatter_add(xp.zeros(shape, data.dtype), ids, data * winner)
+    count = xp.zeros(shape, data.dtype)
+    if xp is numpy:
+        numpy.add.at(count, ids, winner)
+    else:
+        count.scatter_add(ids, winner)
+    empty = count == 0
+    mean = total / xp.where(empty, 1, count).astype(data.dtype)
+    return F.where(empty, const(best, data), mean)
+
+
+@keras_op('x', module='math')
+def top_k(x: Any, k: int, sorted: bool = True) -> Any:
+    """``(values, indices)`` of the ``k`` largest entries along the last axis (int32
+    indices; ties keep the lower index first)."""
+    xp = x.xp
+    if not 0 <= k <= x.shape[-1]:
+        raise ValueError(f'keras.ops.top_k: k must be in [0, {x.shape[-1]}], got {k}')
+    order = xp.argsort(-x.array if is_float(x) or x.dtype.kind == 'i' else ~x.array,
+                       axis=-1, kind='stable')[..., :k]
+    grids = list(xp.indices(order.shape, sparse=True))
+    grids[-1] = order
+    values = F.get_item(x, tuple(grids)) if is_float(x) else x.array[tuple(grids)]
+    return values, order.astype('int32')
+
+
+@keras_op('targets', 'predictions', module='math')
+def in_top_k(targets: Any, predictions: Any, k: int) -> Any:
+    """Whether each target's prediction is among the ``k`` largest of its row (ties count)."""
+    p = predictions.array
+    t = targets.array.astype('int64').reshape(-1)
+    xp = predictions.xp
+    target_score = p[xp.arange(p.shape[0]), t]
+    higher = (p > target_score[:, None]).sum(axis=1)
+    return (higher < k) & xp.isfinite(target_score)
+
+
+@keras_op('x', module='math')
+def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """``log(sum(exp(x)))`` over ``axis``, computed stably."""
+    x = to_float(x)
+    return F.logsumexp(x, axis=axis_tuple(axis, x.ndim), keepdims=keepdims)
+
+
+@keras_op('x', module='math')
+def rsqrt(x: Any) -> Any:
+    """``1 / sqrt(x)``."""
+    return F.rsqrt(to_float(x))
+
+
+@keras_op('x', module='math')
+def erf(x: Any) -> Any:
+    """The error function."""
+    return F.erf(to_float(x))
+
+
+@keras_op('x', module='math')
+def erfinv(x: Any) -> Any:
+    """The inverse error function."""
+    return F.erfinv(to_float(x))
+
+
+@keras_op('x', module='math')
+def logdet(x: Any) -> Any:
+    """``log(det(x))`` of (batches of) positive-definite matrices."""
+    from chainlet.keras.ops.linalg import det
+    return F.log(det.impl(to_float(x)))
+
+
+@keras_op('x', module='math')
+def extract_sequences(x: Any, sequence_length: int, sequence_stride: int) -> Any:
+    """Frames of ``sequence_length`` samples every ``sequence_stride`` along the last axis."""
+    n = x.shape[-1]
+    count = 1 + (n - sequence_length) // sequence_stride if n >= sequence_length else 0
+    index = (numpy.arange(count)[:, None] * sequence_stride +
+             numpy.arange(sequence_length)[None, :])
+    key = (Ellipsis, x.xp.asarray(index))
+    return F.get_item(x, key) if is_float(x) else x.array[key]
+
+
+__all__ = ['segment_sum', 'segment_max', 'top_k', 'in_top_k', 'logsumexp', 'rsqrt', 'erf',
+           'erfinv', 'logdet', 'extract_sequences']
