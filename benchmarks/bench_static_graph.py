@@ -53,6 +53,14 @@ def make_step(model, x, t):
     return step
 
 
+def make_grad(model, x, t):
+    def grad():
+        loss = F.softmax_cross_entropy(model(x), t)
+        model.cleargrads()
+        loss.backward()
+    return grad
+
+
 def make_infer(model, x):
     def infer():
         with chainlet.no_backprop_mode(), chainlet.using_config('train', False):
@@ -95,6 +103,8 @@ def main() -> None:
           f'{args.calls} calls each, interleaved; 10th percentile / median per call')
     print(f'{"":32s}{"define-by-run":>22s}{"static_graph":>22s}{"ratio":>8s}')
     rows = [('train step (fwd+bwd+SGD)', steps),
+            ('forward + backward', {'define-by-run': make_grad(dynamic, x, t),
+                                    'static_graph': make_grad(static, x, t)}),
             ('inference (no_backprop, test)', {'define-by-run': make_infer(dynamic, x),
                                                'static_graph': make_infer(static, x)})]
     for label, fns in rows:

@@ -325,7 +325,8 @@ class _Recorded:
     consts: list
 
     def signature(self) -> tuple:
-        raise NotImplementedError  # each recording says what it must agree on
+        """The recording's structure without its constants (each kind adds its own parts)."""
+        return self._step_signatures()
 
     def difference(self, other: '_Recorded') -> Optional[str]:
         """How ``other`` differs from this recording, or ``None``."""

@@ -316,12 +316,13 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
             if fast and not config.enable_backprop:
                 values, _ = schedule.replay_arrays([_data(x) for x in leaves], link_arrays)
                 return schedule.outputs(values, Variable)
-            if fast and not double_backprop:
+            computed = list(dict.fromkeys(
+                [i for i in schedule.out_slots if i >= schedule.n_fixed]))
+            if fast and not double_backprop and computed:
                 node = _StaticNode(f'static_graph({type(chain).__name__}.{name})', entry,
                                    schedule.n_slots)
                 node._schedule = schedule
-                node._out_slots = computed = list(dict.fromkeys(
-                    [i for i in schedule.out_slots if i >= schedule.n_fixed]))
+                node._out_slots = computed
                 outs = node.apply(leaves + link_values)
                 values = list(node._values)
                 values[:schedule.n_fixed] = leaves + link_values
@@ -412,6 +413,9 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
                 return func(chain, *call_args, **call_kwargs)
             state = states.get(chain)
             if state is None:
+                if not isinstance(chain, chainlet.Link):
+                    raise TypeError(f'static_graph decorates a method of a Chain (or Link); '
+                                    f'{name} was called on {type(chain).__name__}')
                 state = states[chain] = _ChainState()
             if state.fallback is not None:
                 return func(chain, *call_args, **call_kwargs)

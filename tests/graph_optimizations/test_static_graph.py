@@ -824,3 +824,52 @@ def test_backward_with_raw_array_code_is_differentiated_not_replayed(monkeypatch
         F.sum(net(x)).backward()
         np.testing.assert_allclose(x.grad, 2 * v)
     assert not replays
+
+
+def test_chain_that_computes_nothing():
+    class Net(chainlet.Chain):
+        def __init__(self):
+            super().__init__()
+            with self.init_scope():
+                self.w = chainlet.Parameter(np.ones((2,), np.float32))
+
+        @static_graph
+        def forward(self, x):
+            return x, self.w
+
+    net = Net()
+    for _ in range(4):
+        x = chainlet.Variable(np.ones(2, np.float32))
+        y, w = net(x)
+        assert y is x and w is net.w
+
+
+def test_decorating_call_instead_of_forward():
+    class Net(chainlet.Chain):
+        body_runs = 0
+
+        def __init__(self):
+            super().__init__()
+            with self.init_scope():
+                self.lin = L.Linear(2, 2)
+
+        @static_graph
+        def __call__(self, x):
+            self.body_runs += 1
+            return F.relu(self.lin(x))
+
+    net = Net()
+    for _ in range(4):
+        x = np.ones((1, 2), np.float32)
+        np.testing.assert_allclose(net(x).array, np.maximum(net.lin(x).array, 0))
+    assert net.body_runs == 2
+
+
+def test_method_of_a_non_link_raises():
+    class NotAChain:
+        @static_graph
+        def forward(self, x):
+            return x
+
+    with pytest.raises(TypeError, match='method of a Chain'):
+        NotAChain().forward(np.ones(2))
