@@ -688,8 +688,116 @@ INVENTORY: dict[str, str] = {
     'chainer.warnings': 'PerformanceWarning',
 }
 
-# 'module' (the whole module) or 'module:name' -> why chainlet does not provide it.
+_NODE = ("Chainer's internal node or helper of this module (a gradient node, a cuDNN or GPU "
+         "kernel wrapper, a shared base); not in Chainer's API reference. chainlet computes "
+         "the function with its own nodes, or composes it from other functions, so a class of "
+         "that name would have nothing to do")
+_CUDNN = "cuDNN-specific; chainlet does not use cuDNN's dropout or RNN descriptors"
+_THEANO = ('Theano is unmaintained (last release 2020) and does not install with current '
+           'Python and NumPy; chainlet has no Theano bridge')
+
+# Names by chainlet module, as 'module:name' (or 'module' for all of it) -> the reason.
+_INTERNAL = {
+    'functions.activation.clipped_relu': 'ClippedReLUGrad2 ClippedReLUGrad3',
+    'functions.activation.prelu': 'PReLUFunctionGrad',
+    'functions.activation.relu': 'ReLUGrad2 ReLUGradCudnn',
+    'functions.activation.swish': 'SwishGrad',
+    'functions.array.as_strided': 'AsStridedGrad TensorGeometry index_dtype',
+    'functions.array.dstack': 'Dstack',
+    'functions.array.expand_dims': 'ExpandDims',
+    'functions.array.flip': 'Flip',
+    'functions.array.fliplr': 'FlipLR',
+    'functions.array.flipud': 'FlipUD',
+    'functions.array.get_item': 'install_variable_get_item',
+    'functions.array.hstack': 'Hstack',
+    'functions.array.moveaxis': 'Moveaxis',
+    'functions.array.repeat': 'RepeatGrad',
+    'functions.array.resize_images': (
+        'compute_indices_and_weights interpolate_bilinear_cpu interpolate_bilinear_gpu '
+        'interpolate_grad_bilinear_cpu interpolate_grad_bilinear_gpu'),
+    'functions.array.rollaxis': 'Rollaxis',
+    'functions.array.select_item': 'Assign SelectItem',
+    'functions.array.separate': 'Separate',
+    'functions.array.spatial_transformer_grid': 'SpatialTransformerGrid',
+    'functions.array.spatial_transformer_sampler': 'SpatialTransformerSampler',
+    'functions.array.squeeze': 'Squeeze argone',
+    'functions.array.swapaxes': 'Swapaxes',
+    'functions.array.tile': 'Tile',
+    'functions.array.vstack': 'Vstack',
+    'functions.connection.bilinear': 'BilinearFunctionGrad',
+    'functions.loss.discriminative_loss': 'DiscriminativeMarginBasedClusteringLoss',
+    'functions.loss.negative_sampling': 'NegativeSamplingFunctionGrad',
+    'functions.loss.sigmoid_cross_entropy': 'SigmoidCrossEntropyGrad',
+    'functions.math.average': 'Mean',
+    'functions.math.basic_math': (
+        'AbsoluteGrad DivFromConstantGrad DivGrad MultiAdd PowConstVarGrad PowVarConstGrad '
+        'PowVarVarGrad install_variable_arithmetics'),
+    'functions.math.batch_l2_norm_squared': 'BatchL2NormSquaredGrad',
+    'functions.math.clip': 'ClipGrad',
+    'functions.math.cumprod': 'Cumprodsum',
+    'functions.math.linear_interpolate': 'LinearInterpolateGrad',
+    'functions.math.matmul': 'BatchMatMul BatchMatMulGrad',
+    'functions.math.maximum': 'MaximumGrad',
+    'functions.math.minimum': 'MinimumGrad',
+    'functions.math.minmax': 'IndexSelectorBase SelectorBase',
+    'functions.math.sqrt': 'RsqrtGPU',
+    'functions.math.trigonometric': 'ArccosGrad ArcsinGrad Arctan2Grad ArctanGrad CosGrad SinGrad',
+    'functions.noise.dropout': 'DropoutGradCuDNN',
+    'functions.normalization.batch_normalization': (
+        'FixedBatchNormalizationGrad GeneralBatchNormalizationImpl'),
+    'functions.normalization.batch_renormalization': 'BatchRenormalizationFunction',
+    'functions.normalization.decorrelated_batch_normalization': (
+        'FixedDecorrelatedBatchNormalization FixedDecorrelatedBatchNormalizationGrad'),
+    'functions.normalization.group_normalization': 'GroupNormalization',
+    'functions.normalization.layer_normalization': 'LayerNormalization',
+    'functions.normalization.local_response_normalization': 'LocalResponseNormalizationGrad',
+    'functions.pooling.average_pooling_2d': 'AveragePooling2DGrad',
+    'functions.pooling.average_pooling_nd': 'AveragePoolingNDGrad',
+    'functions.pooling.max_pooling_nd': 'MaxPoolingNDGrad MaxPoolingNDWithIndexes',
+    'functions.pooling.max_pooling_nd_kernel': (
+        'MaxPoolingNDKernelForwardWithIndexes MaxPoolingNDKernelForwardWithIndexes1'),
+    'functions.pooling.roi_pooling_2d': 'ROIPooling2DGrad',
+    'functions.pooling.unpooling_2d': 'Unpooling2DGrad',
+    'functions.pooling.unpooling_nd': 'UnpoolingNDGrad',
+    'functions.pooling.upsampling_2d': 'Upsampling2DGrad',
+    'functions.rnn.lstm': 'lstm_grad_grad',
+    'functions.rnn.n_step_gru': 'NStepBiGRU NStepGRU',
+    'functions.rnn.n_step_lstm': 'NStepBiLSTM NStepLSTM',
+    'functions.rnn.n_step_rnn': (
+        'BaseNStepRNN NStepBiRNNReLU NStepBiRNNTanh NStepRNNReLU NStepRNNTanh n_step_rnn_impl'),
+    'functions.rnn.slstm': 'slstm_grad_grad',
+    'distributions.bernoulli': 'BernoulliLogProb',
+    'distributions.laplace': 'LaplaceCDF LaplaceICDF',
+    'links.loss.hierarchical_softmax': 'BinaryHierarchicalSoftmaxFunction',
+    'optimizer': 'make_deprecation_message',
+}
+
 DELIBERATE: dict[str, str] = {
+    **{f'chainlet.{module}:{name}': _NODE
+       for module, names in _INTERNAL.items() for name in names.split()},
+    'chainlet.functions.pooling.pooling_2d': (
+        _NODE + ' (the module holds the base class Pooling2D of the 2-D pooling nodes)'),
+    'chainlet.functions.pooling.pooling_nd': _NODE,
+    'chainlet.functions.rnn.n_step_rnn:CudnnRNNWeightConcat': _CUDNN,
+    'chainlet.functions.rnn.n_step_rnn:cudnn_rnn_weight_concat': _CUDNN,
+    'chainlet.backends.cuda:get_cudnn_dropout_states_core': _CUDNN,
+    'chainlet.cuda:get_cudnn_dropout_states_core': _CUDNN,
+    'chainlet.functions.theano': _THEANO,
+    'chainlet.links.theano': _THEANO,
+    'chainlet.links:TheanoFunction': _THEANO,
+    'chainlet.iterators:DaliIterator': (
+        "NVIDIA DALI (GPU data-loading pipelines) is outside chainlet's dependencies; use "
+        'MultiprocessIterator or MultithreadIterator with a TransformDataset'),
+    'chainlet.iterators.dali_iterator': 'see chainlet.iterators:DaliIterator',
+    'chainlet.training.updaters:MultiprocessParallelUpdater': (
+        'needs NCCL and one forked worker process per GPU; chainlet offers ParallelUpdater '
+        '(several GPUs, one process) and chainlet.distributed (ChainerMN-style communicators, '
+        'one process per GPU under mpiexec)'),
+    'chainlet.training.updaters.multiprocess_parallel_updater': (
+        'see chainlet.training.updaters:MultiprocessParallelUpdater'),
+    'chainlet.memory_layouts': (
+        "cuDNN's channel-last (NHWC) memory layouts are an experimental Chainer 7 feature "
+        'that chainlet does not implement (config.compute_mode and get_compute_mode exist)'),
 }
 
 

@@ -32,6 +32,8 @@ _LOG_2PI = math.log(2 * math.pi)
 # Chainer's public per-dimension constants of the entropy and of the log density.
 ENTROPYC = 0.5 * math.log(2 * math.pi * math.e)
 LOGPROBC = -0.5 * _LOG_2PI
+# Chainer's flag of whether the CPU path can run (it needed SciPy); chainlet's needs only NumPy.
+available_cpu = True
 
 
 def _triangle_mask(xp: Any, d: int, lower: bool, dtype: Any) -> Any:

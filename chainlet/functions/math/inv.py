@@ -61,6 +61,13 @@ class Inv(FunctionNode):
         return matmul(matmul(-y, grad_outputs[0], transa=True), y, transb=True),
 
 
+class BatchInv(Inv):
+    """The node of :func:`batch_inv` under Chainer's name: :class:`Inv` on a batch of matrices."""
+
+    def __init__(self) -> None:
+        super().__init__(batch=True)
+
+
 def inv(a: Any) -> Variable:
     """Inverse of a square matrix.
 
