@@ -52,6 +52,8 @@ from chainlet.graph_optimizations.static_graph_utilities import _active
 from chainlet.variable import Variable
 from chainlet.warnings import PerformanceWarning
 
+# Schedules kept per chain; beyond that the oldest key is dropped.
+_MAX_KEYS = 64
 _OPTIONS = ('force_test_define_by_run', 'minimize_cache_size', 'verbosity_level',
             'enable_double_backprop')
 _data = _schedule._data
@@ -197,9 +199,19 @@ class _ChainState:
     """Schedules of one chain instance (kept outside the chain: copies start afresh)."""
 
     def __init__(self) -> None:
-        self.entries: dict = {}  # key -> _Entry
+        self.entries: dict = {}  # key -> _Entry, oldest first
         self.fallback: Optional[str] = None
         self.train: Any = None
+        self.warned_keys = False
+
+    def add(self, key: tuple, entry: _Entry) -> bool:
+        """Keep ``entry``; drop the oldest when there are too many (``True`` then)."""
+        self.entries[key] = entry
+        if len(self.entries) <= _MAX_KEYS:
+            return False
+        oldest = next(iter(self.entries))
+        self.entries.pop(oldest).live = False
+        return True
 
     def clear(self) -> None:
         for entry in self.entries.values():
@@ -356,7 +368,15 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
                 give_up(chain, state, str(e))
             else:
                 if entry is None:
-                    entry = state.entries[key] = _Entry(recording)
+                    entry = _Entry(recording)
+                    if state.add(key, entry) and not state.warned_keys:
+                        state.warned_keys = True
+                        warnings.warn(
+                            f'static_graph: {type(chain).__name__}.{name} was called with more '
+                            f'than {_MAX_KEYS} different argument shapes, dtypes or values; the '
+                            f'oldest schedules are dropped, and calls whose arguments keep '
+                            f'changing (a float argument, say) run define-by-run',
+                            StaticGraphFallbackWarning, stacklevel=3)
                     say(1, chain, f'recorded {len(recording.steps)} calls; the next call checks '
                                   f'them')
                 else:

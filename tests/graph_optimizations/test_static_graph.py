@@ -873,3 +873,21 @@ def test_method_of_a_non_link_raises():
 
     with pytest.raises(TypeError, match='method of a Chain'):
         NotAChain().forward(np.ones(2))
+
+
+def test_argument_values_that_keep_changing_bound_the_cache():
+    from chainlet.graph_optimizations import static_graph as module
+
+    class Net(chainlet.Chain):
+        @static_graph
+        def forward(self, x, scale):
+            return x * scale
+
+    net = Net()
+    x = chainlet.Variable(np.ones(2, np.float32))
+    with pytest.warns(StaticGraphFallbackWarning, match='more than 64 different'):
+        for i in range(module._MAX_KEYS + 5):
+            np.testing.assert_allclose(net(x, float(i)).array, float(i))
+    for _ in range(3):  # a recent key is still kept and replays
+        np.testing.assert_allclose(net(x, float(module._MAX_KEYS + 4)).array,
+                                   module._MAX_KEYS + 4)
