@@ -23,7 +23,9 @@ from chainlet.keras.engine.keras_tensor import KerasHistory, KerasTensor  # noqa
 from chainlet.keras.engine.model import Model  # noqa: F401
 from chainlet.keras.engine.node import Node  # noqa: F401
 from chainlet.keras.engine.sequential import Sequential  # noqa: F401
+from chainlet.keras.engine.variables import KerasVariable as Variable  # noqa: F401
 from chainlet.keras import backend, callbacks, losses, metrics, models  # noqa: F401,E402
 from chainlet.keras import optimizers, utils  # noqa: F401,E402
 from chainlet.keras import ops, random  # noqa: F401,E402
 from chainlet.keras import saving  # noqa: F401,E402
+from chainlet.keras import datasets  # noqa: F401,E402
