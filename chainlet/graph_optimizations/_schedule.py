@@ -1,8 +1,8 @@
 """Recording and replaying the function nodes of a static chain (the machinery of static_graph).
 
-A *recording* is made from one traced call: a :class:`_Tracer` (a function hook) notes every
+A *recording* is made from one traced call: a :class:`Tracer` (a function hook) notes every
 FunctionNode applied (class, attributes as constructed, input arrays, output arrays) and every
-:func:`static_code` call; :class:`_SlotMap` then gives each value the steps read or write a
+:func:`static_code` call; :class:`SlotMap` then gives each value the steps read or write a
 *slot* (an index into one list of values) and ties every input to the slot it came from. The
 same is done for the backward of the chain's graph, whose slots continue those of the forward.
 Two recordings of the same key are compared (:meth:`_Recording.difference`); a verified one is

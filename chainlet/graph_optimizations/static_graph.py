@@ -144,13 +144,12 @@ class _StaticNode(FunctionNode):
                 outputs, inputs, slots = self._relink()
         else:
             outputs, inputs, slots = self._inner_outputs, self._inner_inputs, self._slots
-        record = entry.live and not double and slots is not None and (
-            known is None or type(known) is _schedule.BackwardRecording)
         ys = [y for y, g in zip(outputs, grad_outputs) if g is not None]
         gs = [g for g in grad_outputs if g is not None]
         targets = [inputs[i] for i in indexes]
-        tracer = _schedule.Tracer() if record else None
-        if tracer is not None:
+        if entry.live and slots is not None and (
+                known is None or type(known) is _schedule.BackwardRecording):
+            tracer = _schedule.Tracer()
             with tracer:
                 grads = chainlet.grad(ys, targets, gs)
             try:
@@ -160,12 +159,10 @@ class _StaticNode(FunctionNode):
             else:
                 entry.add_backward(pattern, recording, self._n_forward)
         else:
-            grads = chainlet.grad(ys, targets, gs, enable_double_backprop=double)
-        if double:
-            # A graph of these gradients would not reach this node's inputs: give bare arrays,
-            # which the engine marks as not differentiable.
-            return tuple([None if g is None else g.array for g in grads])
-        return tuple(grads)
+            grads = chainlet.grad(ys, targets, gs)
+        # Bare arrays: under double backprop the engine marks them as not differentiable (a
+        # graph of them would not reach this node's inputs).
+        return tuple([None if g is None else g.array for g in grads])
 
     def _relink(self) -> tuple:
         """Link the replayed forward's nodes into a graph over fresh leaves, reusing their
@@ -348,7 +345,7 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
                    structure: Any, leaves: list) -> Any:
             splice = bool(chainlet.config.enable_backprop) and not double_backprop
             if splice:  # the code runs on fresh leaves; a _StaticNode links them to the caller
-                inner = [Variable(x.array, requires_grad=x.requires_grad)
+                inner = [Variable(x.array, requires_grad=x.requires_grad, name=x.name)
                          if isinstance(x, Variable) else x for x in leaves]
                 call_args, call_kwargs = _schedule.unflatten(structure, iter(inner))
             else:
@@ -459,7 +456,8 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
             if entry is not None and entry.schedule is not None:
                 links = entry.schedule.link_values()
                 if links is not None:
-                    say(2, chain, f'replaying {entry.schedule.n_steps} recorded calls')
+                    if verbosity >= 2:
+                        say(2, chain, f'replaying {entry.schedule.n_steps} recorded calls')
                     return replay(chain, entry, leaves, links)
                 say(1, chain, 'a parameter changed shape or dtype: recording again')
                 entry.live = False
