@@ -70,6 +70,29 @@ class KerasTensor:
     def __abs__(self): return self._op('abs', self)
     def __getitem__(self, index): return self._op('getitem', self, index)
 
+    # Comparisons, floor division, modulo and logic record keras.ops nodes, as in Keras 3
+    # (``==``/``!=`` keep Python's identity meaning: the graph code compares tensors).
+    def _kop(self, name, *operands):
+        from chainlet.keras import ops
+        return getattr(ops, name)(*operands)
+
+    def __lt__(self, other): return self._kop('less', self, other)
+    def __le__(self, other): return self._kop('less_equal', self, other)
+    def __gt__(self, other): return self._kop('greater', self, other)
+    def __ge__(self, other): return self._kop('greater_equal', self, other)
+    def __floordiv__(self, other): return self._kop('floor_divide', self, other)
+    def __rfloordiv__(self, other): return self._kop('floor_divide', other, self)
+    def __mod__(self, other): return self._kop('mod', self, other)
+    def __rmod__(self, other): return self._kop('mod', other, self)
+    def __rpow__(self, other): return self._kop('power', other, self)
+    def __rmatmul__(self, other): return self._kop('matmul', other, self)
+    def __and__(self, other): return self._kop('logical_and', self, other)
+    def __rand__(self, other): return self._kop('logical_and', other, self)
+    def __or__(self, other): return self._kop('logical_or', self, other)
+    def __ror__(self, other): return self._kop('logical_or', other, self)
+    def __xor__(self, other): return self._kop('logical_xor', self, other)
+    def __invert__(self): return self._kop('logical_not', self)
+
     __array_ufunc__ = None
     _OPERATOR = operator  # keep the module referenced for readers of this class
 

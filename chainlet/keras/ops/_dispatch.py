@@ -34,6 +34,7 @@ from chainlet import Variable
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.engine.tree import flatten, map_structure
+from chainlet.keras.saving.object_registration import register_keras_serializable
 
 FLOATX = 'float32'
 
@@ -258,12 +259,13 @@ def _sample(t: KerasTensor, size: int, rng: numpy.random.RandomState) -> Variabl
         a = 0.5 + 0.25 * rng.random_sample(shape)
         if len(shape) >= 2 and shape[-1] == shape[-2]:
             a = a + numpy.swapaxes(a, -1, -2) + shape[-1] * numpy.eye(shape[-1])
-        a = a.astype(dtype)
+        a = numpy.asarray(a).astype(dtype)
     else:
         a = numpy.zeros(shape, dtype)
     return Variable(a, requires_grad=False)
 
 
+@register_keras_serializable(package='keras.ops', name='OpLayer')
 class OpLayer(Layer):
     """The layer recorded when a ``keras.ops`` function is called on KerasTensors.
 

@@ -95,7 +95,12 @@ def convert_to_numpy(x: Any) -> numpy.ndarray:
     if isinstance(x, KerasTensor):
         raise TypeError('keras.ops.convert_to_numpy: a KerasTensor is symbolic and has no '
                         'value; call the model on data instead')
-    return numpy.asarray(chainlet.backend.to_cpu(array_of(x)))
+    x = array_of(x)
+    if isinstance(x, (list, tuple)):
+        return numpy.asarray([convert_to_numpy(v) for v in x])
+    if chainlet.backend.is_array(x):
+        return numpy.asarray(chainlet.backend.to_cpu(x))
+    return numpy.asarray(x)
 
 
 @keras_op('variable', module='core')

@@ -1,0 +1,435 @@
+"""keras.ops beyond values: gradients, dtypes, edge shapes, symbolic use in models, errors."""
+import numpy as np
+import pytest
+
+import chainlet
+from chainlet import gradient_check, keras
+from chainlet.keras import ops
+
+R = np.random.RandomState(1)
+
+
+def sym(*shape):
+    return R.uniform(-1, 1, shape)
+
+
+def distinct(*shape):
+    """Well separated values (no ties for max, sort, top_k)."""
+    return (R.permutation(int(np.prod(shape))).reshape(shape) * 0.1 - 0.5).astype('float64')
+
+
+def spd(n, batch=()):
+    a = R.uniform(-1, 1, batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+# -- gradients --------------------------------------------------------------------------------
+
+GRADIENT_CASES = [
+    ('sum', lambda x: ops.sum(x, axis=1), [sym(3, 4)]),
+    ('mean', lambda x: ops.mean(x, axis=(0, 1)), [sym(2, 3, 4)]),
+    ('var', lambda x: ops.var(x, axis=0), [sym(3, 4)]),
+    ('max', lambda x: ops.max(x, axis=1), [distinct(3, 4)]),
+    ('matmul', ops.matmul, [sym(2, 3, 4), sym(4, 5)]),
+    ('dot_nd', ops.dot, [sym(2, 3, 4), sym(3, 4, 2)]),
+    ('einsum', lambda a, b: ops.einsum('ij,jk->ik', a, b), [sym(3, 4), sym(4, 2)]),
+    ('divide_no_nan', lambda a: ops.divide_no_nan(a, np.where(np.arange(4) % 2, 1.5, 0.0)),
+     [sym(3, 4)]),
+    ('where', lambda a, b: ops.where(a > 0, a, b), [sym(3, 4), sym(3, 4)]),
+    ('take', lambda x: ops.take(x, np.array([2, 0, 2]), axis=1), [sym(3, 4)]),
+    ('take_along_axis', lambda x: ops.take_along_axis(x, np.array([[0, 3], [1, 1]]), axis=1),
+     [sym(2, 4)]),
+    ('sort', lambda x: ops.sort(x, axis=0), [distinct(3, 4)]),
+    ('top_k', lambda x: ops.top_k(x, 2)[0], [distinct(3, 4)]),
+    ('quantile', lambda x: ops.quantile(x, 0.3, axis=1), [distinct(3, 5)]),
+    ('roll', lambda x: ops.roll(x, 1, axis=0), [sym(3, 4)]),
+    ('diag', lambda x: ops.diag(x, k=-1), [sym(3)]),
+    ('tril', ops.tril, [sym(3, 3)]),
+    ('segment_sum', lambda x: ops.segment_sum(x, np.array([0, 1, 0]), 2), [sym(3, 2)]),
+    ('segment_max', lambda x: ops.segment_max(x, np.array([0, 1, 0]), 2), [distinct(3, 2)]),
+    ('scatter', lambda v: ops.scatter(np.array([[0, 1], [1, 0], [0, 1]]), v, (2, 2)),
+     [sym(3)]),
+    ('slice_update', lambda x, u: ops.slice_update(x, (1, 0), u), [sym(3, 3), sym(2, 2)]),
+    ('softmax', lambda x: ops.softmax(x, axis=0), [sym(3, 4)]),
+    ('log_softmax', ops.log_softmax, [sym(3, 4)]),
+    ('gelu', ops.gelu, [sym(3, 4)]),
+    ('glu', ops.glu, [sym(3, 4)]),
+    ('logaddexp', ops.logaddexp, [sym(3, 4), sym(3, 4)]),
+    ('categorical_crossentropy',
+     lambda y: ops.categorical_crossentropy(np.eye(4)[[0, 2, 3]], y, from_logits=True),
+     [sym(3, 4)]),
+    ('sparse_categorical_crossentropy',
+     lambda y: ops.sparse_categorical_crossentropy(np.array([0, 2, 3]), y),
+     [R.uniform(0.2, 1, (3, 4))]),
+    ('binary_crossentropy',
+     lambda y: ops.binary_crossentropy(np.array([0.0, 1.0, 1.0]), y, from_logits=True),
+     [sym(3)]),
+    ('batch_normalization', lambda x, m, v: ops.batch_normalization(x, m, v, axis=1),
+     [sym(3, 4), sym(4), R.uniform(0.5, 1, 4)]),
+    ('moments', lambda x: ops.moments(x, axes=(0,))[1], [sym(3, 4)]),
+    ('normalize', ops.normalize, [sym(3, 4)]),
+    ('conv', lambda x, w: ops.conv(x, w, padding='same', strides=2),
+     [sym(1, 5, 5, 2), sym(3, 3, 2, 3)]),
+    ('depthwise_conv', ops.depthwise_conv, [sym(1, 4, 4, 2), sym(2, 2, 2, 2)]),
+    ('max_pool', lambda x: ops.max_pool(x, 2, padding='same'), [distinct(1, 3, 3, 2)]),
+    ('average_pool', lambda x: ops.average_pool(x, 2, strides=1, padding='same'),
+     [sym(1, 3, 3, 2)]),
+    ('dot_product_attention', lambda q, k, v: ops.dot_product_attention(q, k, v,
+                                                                        is_causal=True),
+     [sym(1, 3, 2, 2), sym(1, 3, 2, 2), sym(1, 3, 2, 2)]),
+    ('inv', ops.inv, [spd(3, (2,))]),
+    ('det', ops.det, [spd(3)]),
+    ('solve', ops.solve, [spd(3), sym(3, 2)]),
+    ('cholesky', lambda a: ops.cholesky((a + ops.swapaxes(a, -1, -2)) / 2), [spd(3, (2,))]),
+    ('norm', lambda x: ops.norm(x, axis=1), [sym(3, 4)]),
+    ('norm_fro', lambda x: ops.norm(x, axis=(0, 1)), [sym(3, 4)]),
+    ('image_resize', lambda x: ops.image.resize(x, (5, 3)), [sym(1, 3, 4, 2)]),
+    ('extract_patches', lambda x: ops.image.extract_patches(x, 2), [sym(1, 4, 4, 2)]),
+]
+
+
+@pytest.mark.parametrize('fn, inputs', [c[1:] for c in GRADIENT_CASES],
+                         ids=[c[0] for c in GRADIENT_CASES])
+def test_gradient(fn, inputs):
+    out = fn(*[chainlet.Variable(x) for x in inputs])
+    grad = R.uniform(-1, 1, out.shape)
+    gradient_check.check_backward(fn, tuple(inputs), grad, atol=1e-4, rtol=1e-3)
+
+
+@pytest.mark.parametrize('fn, inputs', [
+    (lambda x: ops.sum(ops.square(x), axis=1), [sym(3, 4)]),
+    (ops.matmul, [sym(3, 4), sym(4, 2)]),
+    (lambda x: ops.softmax(x), [sym(2, 3)]),
+], ids=['sum_square', 'matmul', 'softmax'])
+def test_double_gradient(fn, inputs):
+    out = fn(*[chainlet.Variable(x) for x in inputs])
+    gy = R.uniform(-1, 1, out.shape)
+    ggx = [R.uniform(-1, 1, x.shape) for x in inputs]
+    gradient_check.check_double_backward(fn, tuple(inputs), gy, tuple(ggx))
+
+
+def test_gradient_flows_from_ops_to_a_parameter():
+    w = chainlet.Parameter(np.array([1.0, -2.0, 3.0], 'f'))
+    loss = ops.sum(ops.square(ops.multiply(w, 2.0)))
+    assert isinstance(loss, chainlet.Variable)
+    loss.backward()
+    np.testing.assert_allclose(w.grad, 8 * w.array)
+
+
+def test_stop_gradient_cuts_the_graph():
+    x = chainlet.Variable(np.array([1.0, 2.0], 'f'))
+    y = ops.sum(x * ops.stop_gradient(x))
+    y.backward()
+    np.testing.assert_allclose(x.grad, [1.0, 2.0])
+
+
+def test_arrays_build_no_graph():
+    out = ops.add(np.ones(3, 'f'), np.ones(3, 'f'))
+    assert type(out) is np.ndarray
+
+
+# -- dtypes -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('fn, args, dtype', [
+    (ops.add, (np.ones(2, 'int32'), np.ones(2, 'float32')), 'float32'),
+    (ops.add, (np.ones(2, 'int32'), 2.5), 'float32'),
+    (ops.add, (np.ones(2, 'int32'), 2), 'int32'),
+    (ops.add, (np.ones(2, 'float16'), 1.0), 'float16'),
+    (ops.add, (np.ones(2, 'float16'), np.ones(2, 'float32')), 'float32'),
+    (ops.multiply, (np.ones(2, 'float64'), np.float32(2)), 'float64'),
+    (ops.divide, (np.ones(2, 'int32'), np.ones(2, 'int32')), 'float32'),
+    (ops.mean, (np.ones(3, 'int32'),), 'float32'),
+    (ops.sqrt, (np.ones(3, 'int64'),), 'float32'),
+    (ops.exp, (np.ones(3, 'float16'),), 'float16'),
+    (ops.sum, (np.ones(3, 'int8'),), 'int32'),
+    (ops.sum, (np.ones(3, 'float64'),), 'float64'),
+    (ops.argmax, (np.ones(3, 'float32'),), 'int32'),
+    (ops.argsort, (np.ones(3, 'float32'),), 'int32'),
+    (ops.equal, (np.ones(3, 'float32'), 1.0), 'bool'),
+    (ops.one_hot, (np.array([1, 2]), 3), 'float32'),
+    (ops.convert_to_tensor, ([1.0, 2.0],), 'float32'),
+    (ops.convert_to_tensor, ([1, 2],), 'int32'),
+    (ops.convert_to_tensor, (np.ones(2, 'float64'),), 'float64'),
+    (ops.zeros, ((2,),), 'float32'),
+    (ops.arange, (3,), 'int32'),
+    (ops.arange, (0.0, 1.0, 0.25), 'float32'),
+    (ops.cast, (np.ones(2, 'float32'), 'float16'), 'float16'),
+    (ops.matmul, (np.ones((2, 2), 'int32'), np.ones((2, 2), 'int32')), 'int32'),
+    (ops.maximum, (np.ones(2, 'int32'), np.ones(2, 'float64')), 'float64'),
+])
+def test_result_dtype(fn, args, dtype):
+    assert np.asarray(fn(*args)).dtype == np.dtype(dtype)
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'float32', 'float64'])
+@pytest.mark.parametrize('fn', [ops.exp, ops.relu, lambda x: ops.sum(x, axis=0), ops.softmax,
+                                lambda x: ops.matmul(x, ops.transpose(x))],
+                         ids=['exp', 'relu', 'sum', 'softmax', 'matmul'])
+def test_float_dtypes_are_kept(fn, dtype):
+    x = chainlet.Variable(sym(2, 3).astype(dtype))
+    y = fn(x)
+    assert y.dtype == np.dtype(dtype)
+    ref = fn(sym(2, 3).astype('float64') * 0 + x.array.astype('float64'))
+    tol = 1e-2 if dtype == 'float16' else 1e-5
+    np.testing.assert_allclose(y.array.astype('float64'), ref, rtol=tol, atol=tol)
+
+
+# -- shapes: 0-d and empty --------------------------------------------------------------------
+
+@pytest.mark.parametrize('fn', [ops.exp, ops.square, ops.negative, ops.sum, ops.mean,
+                                lambda x: ops.add(x, 1.0), lambda x: ops.where(x > 0, x, 0.0)],
+                         ids=['exp', 'square', 'negative', 'sum', 'mean', 'add', 'where'])
+def test_zero_dim(fn):
+    x = np.float32(0.5) * np.ones((), 'float32')
+    out = fn(x)
+    assert np.asarray(out).shape == ()
+    assert isinstance(out, np.ndarray)
+
+
+@pytest.mark.parametrize('fn, shape', [
+    (ops.exp, (0, 3)), (lambda x: ops.sum(x, axis=0), (3,)),
+    (lambda x: ops.concatenate([x, x], axis=0), (0, 3)), (ops.relu, (0, 3)),
+    (lambda x: ops.matmul(x, np.ones((3, 2), 'f')), (0, 2)),
+])
+def test_empty(fn, shape):
+    assert np.asarray(fn(np.zeros((0, 3), 'float32'))).shape == shape
+
+
+def test_inputs_are_not_modified():
+    x = sym(3, 4).astype('f')
+    before = x.copy()
+    for fn in (ops.sort, ops.relu, lambda v: ops.slice_update(v, (0, 0), np.ones((1, 1), 'f')),
+               lambda v: ops.scatter_update(v, np.array([[0, 0]]), np.ones(1, 'f'))):
+        fn(x)
+        fn(chainlet.Variable(x))
+    np.testing.assert_array_equal(x, before)
+
+
+# -- conversion ----------------------------------------------------------------------------
+
+def test_convert_to_numpy_and_tensor():
+    v = chainlet.Variable(np.ones(2, 'f'))
+    assert ops.convert_to_tensor(v) is v
+    assert isinstance(ops.convert_to_numpy(v), np.ndarray)
+    assert isinstance(ops.convert_to_numpy([1, 2]), np.ndarray)
+    assert ops.is_tensor(v) and ops.is_tensor(np.ones(2)) and not ops.is_tensor([1])
+    assert ops.shape(np.ones((2, 3))) == (2, 3)
+    assert ops.dtype(v) == 'float32'
+    with pytest.raises(TypeError, match='symbolic'):
+        ops.convert_to_numpy(keras.Input((3,)))
+
+
+def test_results_of_arrays_work_with_numpy():
+    out = ops.softmax(np.ones((2, 3), 'f'))
+    np.testing.assert_allclose(np.asarray(out), np.full((2, 3), 1 / 3), rtol=1e-6)
+
+
+# -- control flow -----------------------------------------------------------------------------
+
+def test_control_flow():
+    assert ops.cond(np.array(True), lambda: 1, lambda: 2) == 1
+    assert ops.cond(False, lambda: 1, lambda: 2) == 2
+    assert ops.switch(5, [lambda x: x + 1, lambda x: x * 10], 2) == 20
+    assert ops.while_loop(lambda i: i < 5, lambda i: i + 2, 0) == 6
+    assert ops.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + i), (0, 0)) == (3, 3)
+    assert ops.while_loop(lambda i: True, lambda i: i + 1, 0, maximum_iterations=4) == 4
+    assert ops.fori_loop(0, 4, lambda i, s: s + i, 0) == 6
+    np.testing.assert_array_equal(ops.map(lambda r: r * 2, np.arange(6).reshape(3, 2)),
+                                  np.arange(6).reshape(3, 2) * 2)
+    carry, ys = ops.scan(lambda c, x: (c + x, c * x), 0.0, np.array([1.0, 2.0, 3.0]))
+    assert carry == 6.0
+    np.testing.assert_array_equal(ys, [0.0, 2.0, 9.0])
+    np.testing.assert_array_equal(
+        ops.associative_scan(lambda a, b: a + b, np.array([1.0, 2.0, 3.0])), [1.0, 3.0, 6.0])
+
+
+def test_control_flow_keeps_gradients():
+    x = chainlet.Variable(np.array([1.0, 2.0]))
+    y = ops.fori_loop(0, 3, lambda i, v: v * x, ops.ones_like(x))
+    ops.sum(y).backward()
+    np.testing.assert_allclose(x.grad, 3 * x.array ** 2)
+
+
+# -- image ----------------------------------------------------------------------------------
+
+def _bilinear_half_pixel(x, out_h, out_w):
+    n, h, w, c = x.shape
+
+    def weights(n_in, n_out):
+        m = np.zeros((n_out, n_in))
+        for i in range(n_out):
+            src = min(max((i + 0.5) * n_in / n_out - 0.5, 0), n_in - 1)
+            lo = int(np.floor(src))
+            hi = min(lo + 1, n_in - 1)
+            m[i, lo] += 1 - (src - lo)
+            m[i, hi] += src - lo
+        return m
+    return np.einsum('ih,jw,nhwc->nijc', weights(h, out_h), weights(w, out_w), x)
+
+
+@pytest.mark.parametrize('size', [(8, 6), (2, 3), (4, 4)])
+def test_image_resize_bilinear(size):
+    x = sym(2, 4, 4, 3)
+    np.testing.assert_allclose(ops.image.resize(x, size), _bilinear_half_pixel(x, *size),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_image_resize_nearest_and_layouts():
+    x = np.arange(16, dtype='f').reshape(1, 4, 4, 1)
+    out = ops.image.resize(x, (2, 2), interpolation='nearest')
+    np.testing.assert_array_equal(out[0, :, :, 0], [[5, 7], [13, 15]])
+    first = ops.image.resize(np.moveaxis(x, -1, 1), (2, 2), interpolation='nearest',
+                             data_format='channels_first')
+    np.testing.assert_array_equal(first[:, 0], out[..., 0])
+    assert ops.image.resize(x[0], (8, 8)).shape == (8, 8, 1)
+
+
+def test_image_extract_patches_and_grayscale():
+    x = sym(1, 4, 6, 2)
+    patches = ops.image.extract_patches(x, (2, 3))
+    assert patches.shape == (1, 2, 2, 12)
+    np.testing.assert_allclose(patches[0, 1, 0], x[0, 2:4, 0:3].reshape(-1))
+    same = ops.image.extract_patches(x, 3, strides=2, padding='same')
+    assert same.shape == (1, 2, 3, 18)
+    gray = ops.image.rgb_to_grayscale(np.ones((2, 3, 3, 3), 'f'))
+    np.testing.assert_allclose(gray, np.full((2, 3, 3, 1), 0.9999), rtol=1e-4)
+
+
+def test_image_pad_and_crop():
+    x = sym(1, 2, 3, 1)
+    padded = ops.image.pad_images(x, 1, 2, target_height=5, target_width=6)
+    assert padded.shape == (1, 5, 6, 1)
+    np.testing.assert_array_equal(padded[0, 1:3, 2:5], x[0])
+    cropped = ops.image.crop_images(padded, 1, 2, target_height=2, target_width=3)
+    np.testing.assert_array_equal(cropped, x)
+
+
+# -- linalg decompositions (no gradient) ---------------------------------------------------
+
+def test_decompositions_reconstruct():
+    a = sym(4, 3)
+    q, r = ops.qr(a)
+    np.testing.assert_allclose(q @ r, a, atol=1e-10)
+    u, s, vh = ops.svd(a, full_matrices=False)
+    np.testing.assert_allclose(u * s @ vh, a, atol=1e-10)
+    m = spd(3)
+    w, v = ops.eigh(m)
+    np.testing.assert_allclose(v @ np.diag(w) @ v.T, m, atol=1e-10)
+    w, v = ops.eig(m)
+    np.testing.assert_allclose(m @ v, v * w, atol=1e-10)
+    lu, piv = ops.lu_factor(m)
+    scipy_linalg = pytest.importorskip('scipy.linalg')
+    ref_lu, ref_piv = scipy_linalg.lu_factor(m)
+    np.testing.assert_allclose(lu, ref_lu, atol=1e-10)
+    np.testing.assert_array_equal(piv, ref_piv)
+
+
+# -- symbolic use ---------------------------------------------------------------------------
+
+def test_symbolic_shapes_and_dtypes():
+    x = keras.Input(shape=(6,))
+    assert ops.reshape(x, (-1, 2, 3)).shape == (None, 2, 3)
+    assert ops.sum(x, axis=0).shape == (6,)
+    assert ops.mean(x).shape == ()
+    assert ops.argmax(x, axis=-1).dtype == 'int32'
+    assert ops.cast(x, 'float16').dtype == 'float16'
+    assert ops.shape(x) == (None, 6)
+    values, indices = ops.top_k(x, 2)
+    assert values.shape == indices.shape == (None, 2)
+    parts = ops.split(x, 3, axis=-1)
+    assert [p.shape for p in parts] == [(None, 2)] * 3
+    assert ops.log(x).shape == (None, 6)  # inferred on positive samples: no warnings
+    assert ops.inv(ops.reshape(ops.concatenate([x, x, x[:, :4]], axis=-1), (-1, 4, 4))).shape \
+        == (None, 4, 4)
+    positive = x > 0
+    assert positive.dtype == 'bool' and positive.shape == (None, 6)
+    assert ((x // 2) % 3).shape == (None, 6)
+    assert (~positive & (x < 1) | (x >= 2)).dtype == 'bool'
+    with pytest.raises(TypeError, match='symbolic'):
+        ops.cond(ops.sum(x) > 0, lambda: 1, lambda: 2)
+
+
+def _data(n=128, seed=0):
+    rng = np.random.RandomState(seed)
+    x = rng.uniform(-1, 1, (n, 4)).astype('f')
+    return x, (x[:, 0] - 2 * x[:, 1] + 0.5 * x[:, 2]).astype('f')
+
+
+def test_functional_model_with_ops_trains():
+    inputs = keras.Input(shape=(4,))
+    hidden = keras.layers.Dense(8)(inputs)
+    hidden = ops.concatenate([ops.tanh(hidden), inputs], axis=-1)
+    outputs = ops.sum(keras.layers.Dense(3)(hidden), axis=-1)
+    model = keras.Model(inputs, outputs)
+    assert model.output_shape == (None,)
+    model.compile(keras.optimizers.Adam(0.01), 'mse')
+    x, y = _data()
+    history = model.fit(x, y, epochs=30, batch_size=32, verbose=0)
+    assert history.history['loss'][-1] < 0.2 * history.history['loss'][0]
+
+
+def test_model_with_ops_saves_and_loads(tmp_path):
+    inputs = keras.Input(shape=(4,))
+    values, _ = ops.top_k(keras.layers.Dense(5)(inputs), 3)
+    outputs = ops.mean(ops.clip(values, -0.5, 0.5), axis=-1, keepdims=True)
+    model = keras.Model(inputs, outputs)
+    x, _ = _data(8)
+    path = str(tmp_path / 'ops.keras')
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+    assert any(isinstance(layer, ops.OpLayer) for layer in loaded.layers)
+
+
+class OpsDense(keras.layers.Layer):
+    """A custom layer written with keras.ops only."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, input_shape):
+        self.w = self.add_weight(name='w', shape=(input_shape[-1], self.units),
+                                 initializer='glorot_uniform')
+        self.b = self.add_weight(name='b', shape=(self.units,), initializer='zeros')
+
+    def call(self, x):
+        h = ops.add(ops.matmul(x, self.w), self.b)
+        return ops.where(h > 0, h, ops.multiply(h, 0.1))
+
+
+def test_custom_layer_using_ops_trains_with_fit():
+    model = keras.Sequential([keras.Input(shape=(4,)), OpsDense(16), OpsDense(1)])
+    model.compile(keras.optimizers.Adam(0.01), 'mse')
+    x, y = _data()
+    history = model.fit(x, y[:, None], epochs=30, batch_size=32, verbose=0)
+    assert history.history['loss'][-1] < 0.2 * history.history['loss'][0]
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('call, error, match', [
+    (lambda: ops.split(np.ones(5), 2), ValueError, 'split.*equal parts'),
+    (lambda: ops.glu(np.ones((2, 3))), ValueError, 'glu.*even'),
+    (lambda: ops.one_hot(np.ones(2, 'int32'), 3, sparse=True), ValueError, 'sparse'),
+    (lambda: ops.image.resize(np.ones((1, 2, 2, 1)), (3, 3), interpolation='bicubic'),
+     ValueError, 'interpolation'),
+    (lambda: ops.image.resize(np.ones((2, 2)), (3, 3)), ValueError, 'rank 3 or 4'),
+    (lambda: ops.conv(np.ones((1, 4, 4, 3)), np.ones((2, 2, 2, 1))), ValueError, 'channels'),
+    (lambda: ops.conv(np.ones((1, 4, 4, 3)), np.ones((2, 2, 3, 1)), padding='full'),
+     ValueError, 'padding'),
+    (lambda: ops.inv(np.ones((2, 3))), ValueError, 'square'),
+    (lambda: ops.norm(np.ones((2, 2)), ord='nuc'), ValueError, 'ord'),
+    (lambda: ops.sparse_categorical_crossentropy(np.array([0, 3]), np.ones((2, 3))),
+     ValueError, 'labels'),
+    (lambda: ops.binary_crossentropy(np.ones(3), np.ones(2)), ValueError, 'same shape'),
+    (lambda: ops.top_k(np.ones(3), 4), ValueError, 'k must be'),
+    (lambda: ops.where(np.ones(2) > 0, np.ones(2)), ValueError, 'both'),
+    (lambda: ops.sum(np.ones(2), axis=0, bogus=1), TypeError, 'keras.ops.sum'),
+    (lambda: ops.exp(object()), TypeError, 'expected a tensor'),
+    (lambda: ops.quantile(np.ones(3), 0.5, method='nearest'), ValueError, 'method'),
+    (lambda: ops.unstack(np.ones((2, 3)), num=3), ValueError, 'num'),
+])
+def test_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
