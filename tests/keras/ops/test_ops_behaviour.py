@@ -356,6 +356,7 @@ def _data(n=128, seed=0):
 
 
 def test_functional_model_with_ops_trains():
+    keras.utils.set_random_seed(0)
     inputs = keras.Input(shape=(4,))
     hidden = keras.layers.Dense(8)(inputs)
     hidden = ops.concatenate([ops.tanh(hidden), inputs], axis=-1)
@@ -384,9 +385,9 @@ def test_model_with_ops_saves_and_loads(tmp_path):
 class OpsDense(keras.layers.Layer):
     """A custom layer written with keras.ops only."""
 
-    def __init__(self, units, **kwargs):
+    def __init__(self, units, leaky=True, **kwargs):
         super().__init__(**kwargs)
-        self.units = units
+        self.units, self.leaky = units, leaky
 
     def build(self, input_shape):
         self.w = self.add_weight(name='w', shape=(input_shape[-1], self.units),
@@ -395,11 +396,12 @@ class OpsDense(keras.layers.Layer):
 
     def call(self, x):
         h = ops.add(ops.matmul(x, self.w), self.b)
-        return ops.where(h > 0, h, ops.multiply(h, 0.1))
+        return ops.where(h > 0, h, ops.multiply(h, 0.1)) if self.leaky else h
 
 
 def test_custom_layer_using_ops_trains_with_fit():
-    model = keras.Sequential([keras.Input(shape=(4,)), OpsDense(16), OpsDense(1)])
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input(shape=(4,)), OpsDense(16), OpsDense(1, leaky=False)])
     model.compile(keras.optimizers.Adam(0.01), 'mse')
     x, y = _data()
     history = model.fit(x, y[:, None], epochs=30, batch_size=32, verbose=0)
