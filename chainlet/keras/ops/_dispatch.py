@@ -152,6 +152,8 @@ def to_variable(value: Any, xp: Any, keep_scalars: bool) -> Any:
         dtype = None if isinstance(value, numpy.generic) else _default_dtype(value)
         return Variable(xp.asarray(value, dtype=dtype), requires_grad=False)
     if chainlet.backend.is_array(value):
+        if xp is not numpy and isinstance(value, numpy.ndarray):
+            value = xp.asarray(value)  # a host array next to GPU tensors joins them
         return Variable(value, requires_grad=False)
     raise TypeError(f'expected a tensor (array, Variable, number or list), got '
                     f'{type(value).__name__}')
@@ -359,6 +361,14 @@ def _restore(value: Any) -> Any:
     if isinstance(value, list):
         return [_restore(v) for v in value]
     return value
+
+
+def index_grids(xp: Any, shape: tuple) -> list:
+    """Open index grids for ``shape`` (``numpy.indices(shape, sparse=True)``, which CuPy
+    lacks)."""
+    n = len(shape)
+    return [xp.arange(size).reshape(tuple(-1 if j == i else 1 for j in range(n)))
+            for i, size in enumerate(shape)]
 
 
 def axis_tuple(axis: Any, ndim: int) -> Optional[tuple]:

@@ -152,8 +152,7 @@ def scatter(indices: Any, values: Any, shape: Sequence[int]) -> Any:
     xp = values.xp
     if not is_float(values):
         out = xp.zeros(tuple(shape), values.dtype)
-        numpy.add.at(out, key, values.array) if xp is numpy else \
-            out.scatter_add(key, values.array)
+        xp.add.at(out, key, values.array)
         return out
     return F.scatter_add(xp.zeros(tuple(shape), values.dtype), key, values)
 

@@ -13,7 +13,8 @@ from typing import Any, Optional
 import numpy
 
 import chainlet.functions as F
-from chainlet.keras.ops._dispatch import axis_tuple, const, is_float, keras_op, to_float
+from chainlet.keras.ops._dispatch import (axis_tuple, const, index_grids, is_float, keras_op,
+                                          to_float)
 
 
 def _num_segments(ids: Any, num_segments: Optional[int]) -> int:
@@ -37,7 +38,7 @@ def segment_sum(data: Any, segment_ids: Any, num_segments: Optional[int] = None,
     shape = (n,) + tuple(data.shape[1:])
     if not is_float(data):
         out = xp.zeros(shape, data.dtype)
-        xp.add.at(out, ids, data.array) if xp is numpy else out.scatter_add(ids, data.array)
+        xp.add.at(out, ids, data.array)
         return out
     return F.scatter_add(xp.zeros(shape, data.dtype), ids, data)
 
@@ -57,19 +58,13 @@ def segment_max(data: Any, segment_ids: Any, num_segments: Optional[int] = None,
     shape = (n,) + tuple(data.shape[1:])
     low = numpy.finfo(data.dtype).min if is_float(data) else numpy.iinfo(data.dtype).min
     best = xp.full(shape, low, data.dtype)
-    if xp is numpy:
-        numpy.maximum.at(best, ids, data.array)
-    else:
-        best.scatter_max(ids, data.array)
+    xp.maximum.at(best, ids, data.array)
     if not is_float(data):
         return best
     winner = (data.array == best[ids]).astype(data.dtype)
     total = F.scatter_add(xp.zeros(shape, data.dtype), ids, data * winner)
     count = xp.zeros(shape, data.dtype)
-    if xp is numpy:
-        numpy.add.at(count, ids, winner)
-    else:
-        count.scatter_add(ids, winner)
+    xp.add.at(count, ids, winner)
     empty = count == 0
     mean = total / xp.where(empty, 1, count).astype(data.dtype)
     return F.where(empty, const(best, data), mean)
@@ -84,7 +79,7 @@ def top_k(x: Any, k: int, sorted: bool = True) -> Any:
         raise ValueError(f'keras.ops.top_k: k must be in [0, {x.shape[-1]}], got {k}')
     order = xp.argsort(-x.array if is_float(x) or x.dtype.kind == 'i' else ~x.array,
                        axis=-1, kind='stable')[..., :k]
-    grids = list(xp.indices(order.shape, sparse=True))
+    grids = index_grids(xp, order.shape)
     grids[-1] = order
     values = F.get_item(x, tuple(grids)) if is_float(x) else x.array[tuple(grids)]
     return values, order.astype('int32')

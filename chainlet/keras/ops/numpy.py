@@ -20,8 +20,8 @@ import numpy
 import chainlet.functions as F
 from chainlet import Variable
 from chainlet.keras.ops._dispatch import (FLOATX, array_of, axis_tuple, cast, const,
-                                          dtype_of, is_float, keras_op, promote, result_dtype,
-                                          to_float, xp_of)
+                                          dtype_of, index_grids, is_float, keras_op, promote,
+                                          result_dtype, to_float, xp_of)
 
 # -- helpers ------------------------------------------------------------------------------
 
@@ -669,7 +669,7 @@ def take_along_axis(x: Any, indices: Any, axis: Optional[int] = None) -> Any:
     if tuple(x.shape) != x_shape:
         x = F.broadcast_to(x, x_shape)
     idx = xp.broadcast_to(idx, idx_shape)
-    grids = list(xp.indices(idx_shape, sparse=True))
+    grids = index_grids(xp, idx_shape)
     grids[axis] = idx
     return F.get_item(x, tuple(grids))
 

@@ -1,8 +1,8 @@
 """Every keras.ops op against a NumPy reference, on arrays, on Variables and on KerasTensors.
 
-Each case runs three ways: on plain arrays (the result must be arrays), on chainlet Variables
-(the result must be Variables with the same values) and, when every tensor argument is a float
-array, symbolically inside a functional ``keras.Model`` replayed on the same arrays.
+Each case runs on plain arrays (the result must be arrays), on chainlet Variables (the result
+must be Variables with the same values), symbolically inside a functional ``keras.Model``
+replayed on the same arrays, and (marked ``gpu``) on CuPy arrays.
 """
 import math
 
@@ -516,3 +516,22 @@ def test_in_functional_model(case):
     model = keras.Model(inputs, out)
     result = model(values if len(values) > 1 else values[0])
     _assert_close(result, _reference(case), cid)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize('case', CASES, ids=IDS)
+def test_on_cupy(case):
+    cupy = pytest.importorskip('cupy')
+    cid, name, args, kwargs, _ = case
+
+    def to_gpu(v):
+        if isinstance(v, np.ndarray):
+            return cupy.asarray(v)
+        if isinstance(v, list):
+            return [to_gpu(a) for a in v]
+        return v
+    out = getattr(ops, name)(*[to_gpu(a) for a in args],
+                             **{k: to_gpu(v) for k, v in kwargs.items()})
+    leaves = _leaves(out)
+    assert all(isinstance(leaf, cupy.ndarray) for leaf in leaves), cid
+    _assert_close(out, _reference(case), cid)
