@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any
+import warnings
+from typing import Any, Optional
 
 import numpy
 
@@ -170,9 +171,25 @@ def split_dataset_n_random(dataset: Any, n: int, seed: int | None = None) -> lis
     return split_dataset_n(dataset, n, order)
 
 
-def get_cross_validation_datasets(dataset: Any, n_fold: int,
-                                  order: Any = None) -> list[tuple[SubDataset, SubDataset]]:
-    """Make ``n_fold`` ``(train, test)`` splits for k-fold cross validation (as Chainer).
+def _n_folds(func: str, n_folds: Any, kwargs: dict) -> int:
+    """``n_folds``, or Chainer's deprecated keyword ``n_fold``; checked."""
+    if 'n_fold' in kwargs:
+        warnings.warn(f'{func}: the argument n_fold is deprecated; use n_folds',
+                      DeprecationWarning, stacklevel=3)
+        n_folds = kwargs.pop('n_fold')
+    if kwargs:
+        raise TypeError(f'{func}: unexpected keyword arguments {sorted(kwargs)}')
+    if n_folds is None:
+        raise TypeError(f'{func}: missing the argument n_folds')
+    n_folds = _check_int(func, 'n_folds', n_folds)
+    if n_folds < 1:
+        raise ValueError(f'{func}: n_folds must be at least 1, got {n_folds}')
+    return n_folds
+
+
+def get_cross_validation_datasets(dataset: Any, n_folds: Optional[int] = None, order: Any = None,
+                                  **kwargs: Any) -> list[tuple[SubDataset, SubDataset]]:
+    """Make ``n_folds`` ``(train, test)`` splits for k-fold cross validation (as Chainer).
 
     The test parts do not overlap and together cover the dataset; their sizes differ by at
     most one. Fold ``j`` tests on the ``j``-th block counted from the end of ``order``, and
@@ -180,21 +197,19 @@ def get_cross_validation_datasets(dataset: Any, n_fold: int,
 
     Args:
         dataset: The dataset to split.
-        n_fold: Number of folds, ``1 <= n_fold``.
+        n_folds: Number of folds, ``1 <= n_folds`` (``n_fold=`` is Chainer's deprecated
+            spelling, accepted with a ``DeprecationWarning``).
         order: Optional permutation applied before splitting (see :class:`SubDataset`).
 
     Returns:
-        A list of ``n_fold`` ``(train, test)`` pairs of :class:`SubDataset`.
+        A list of ``n_folds`` ``(train, test)`` pairs of :class:`SubDataset`.
 
     Example:
         >>> from chainlet.datasets import get_cross_validation_datasets
         >>> [(tr[:], te[:]) for tr, te in get_cross_validation_datasets(list(range(5)), 2)]
         [([0, 1], [2, 3, 4]), ([2, 3, 4], [0, 1])]
     """
-    n_fold = _check_int('get_cross_validation_datasets', 'n_fold', n_fold)
-    if n_fold < 1:
-        raise ValueError(f'get_cross_validation_datasets: n_fold must be at least 1, '
-                         f'got {n_fold}')
+    n_fold = _n_folds('get_cross_validation_datasets', n_folds, kwargs)
     total = len(dataset)
     order = numpy.arange(total) if order is None else numpy.array(order)
     borders = [total * i // n_fold for i in range(n_fold + 1)]
@@ -206,17 +221,19 @@ def get_cross_validation_datasets(dataset: Any, n_fold: int,
     return splits
 
 
-def get_cross_validation_datasets_random(dataset: Any, n_fold: int, seed: int | None = None
+def get_cross_validation_datasets_random(dataset: Any, n_folds: Optional[int] = None,
+                                         seed: int | None = None, **kwargs: Any
                                          ) -> list[tuple[SubDataset, SubDataset]]:
     """:func:`get_cross_validation_datasets` over a random permutation.
 
     Args:
         dataset: The dataset to split.
-        n_fold: Number of folds.
+        n_folds: Number of folds (``n_fold=`` is accepted, deprecated, as in Chainer).
         seed: Seed of the ``numpy.random.RandomState`` that draws the permutation.
 
     Returns:
-        A list of ``n_fold`` ``(train, test)`` pairs of :class:`SubDataset`.
+        A list of ``n_folds`` ``(train, test)`` pairs of :class:`SubDataset`.
     """
+    n_folds = _n_folds('get_cross_validation_datasets_random', n_folds, kwargs)
     order = numpy.random.RandomState(seed).permutation(len(dataset))
-    return get_cross_validation_datasets(dataset, n_fold, order)
+    return get_cross_validation_datasets(dataset, n_folds, order)

@@ -84,14 +84,15 @@ class HDF5Deserializer(_ArchiveDeserializer):
 
     Args:
         group: ``h5py.File`` or ``h5py.Group`` to read from.
-        path: Prefix (sub-group) of the keys to read, e.g. ``'predictor/'``.
         strict: If ``True``, a missing key raises ``KeyError``; otherwise ``value`` is returned.
-        ignore_names: Keys (full, with ``path``) or predicates on keys to skip.
+        path: Prefix (sub-group) of the keys to read, e.g. ``'predictor/'`` (keyword only:
+            Chainer's constructor has ``group`` and ``strict`` alone).
+        ignore_names: Keys (full, with ``path``) or predicates on keys to skip (keyword only).
     """
 
     _what = 'HDF5Deserializer'
 
-    def __init__(self, group: Any, path: str = '', strict: bool = True,
+    def __init__(self, group: Any, strict: bool = True, *, path: str = '',
                  ignore_names: IgnoreNames = None) -> None:
         self._h5py = _h5py('HDF5Deserializer')
         self._root = group  # keys are read by their full path from here

@@ -254,10 +254,13 @@ def im2col_gpu(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int,
     return _im2col_kernel(img, (kh, kw), (sy, sx), (ph, pw), (dy, dx), outs)
 
 
-def im2col(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, pval: Any = 0,
+def im2col(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int,
            cover_all: bool = False, dy: int = 1, dx: int = 1, out_h: Optional[int] = None,
-           out_w: Optional[int] = None) -> Any:
-    """:func:`im2col_gpu` for CuPy arrays (when ``pval`` is 0), :func:`im2col_cpu` otherwise."""
+           out_w: Optional[int] = None, *, pval: Any = 0) -> Any:
+    """:func:`im2col_gpu` for CuPy arrays (when ``pval`` is 0), :func:`im2col_cpu` otherwise.
+
+    The arguments are Chainer's (no padding value: ``pval``, keyword only, is chainlet's).
+    """
     if backend.is_cupy_array(img) and pval == 0:
         return im2col_gpu(img, kh, kw, sy, sx, ph, pw, cover_all, dy, dx, out_h, out_w)
     return im2col_cpu(img, kh, kw, sy, sx, ph, pw, pval, cover_all, dy, dx, out_h, out_w)

@@ -139,35 +139,46 @@ class LightTypeInfoTuple(tuple):
         return len(self)
 
 
-def get_types(data: tuple, name: str, accept_none: bool) -> TypeInfoTuple:
+def get_types(data: tuple, name: str, accept_none: bool, *,
+              shapes: Optional[Sequence[tuple]] = None) -> TypeInfoTuple:
     """Symbolic type information of the arrays in ``data``, named ``name[0]``, ``name[1]``...
 
     Args:
         data: Tuple of arrays (``None`` allowed when ``accept_none``).
         name: Name of the tuple in messages (``'in_types'``).
         accept_none: Whether ``None`` entries (missing gradients) are allowed.
+        shapes: The shapes to report instead of the arrays' own, one per array (Chainer's
+            hook for arrays stored in another memory layout).
     """
     if not isinstance(data, tuple):
         raise AssertionError(f'get_types: data must be a tuple, got {type(data).__name__}')
-    info = TypeInfoTuple(_get_type(name, i, x, accept_none) for i, x in enumerate(data))
+    if shapes is None:
+        shapes = [None] * len(data)
+    info = TypeInfoTuple(_get_type(name, i, x, accept_none, shape)
+                         for i, (x, shape) in enumerate(zip(data, shapes)))
     info.name = name
     return info
 
 
-def get_light_types(data: tuple) -> LightTypeInfoTuple:
-    """The arrays of ``data`` as a :class:`LightTypeInfoTuple` (for light mode)."""
+def get_light_types(data: tuple, *,
+                    shapes: Optional[Sequence[tuple]] = None) -> LightTypeInfoTuple:
+    """The arrays of ``data`` as a :class:`LightTypeInfoTuple` (for light mode); with
+    ``shapes``, :class:`TypeInfo` of those shapes and the arrays' dtypes instead."""
     if not isinstance(data, tuple):
         raise AssertionError(f'get_light_types: data must be a tuple, got {type(data).__name__}')
+    if shapes is not None:
+        data = tuple(TypeInfo(shape, x.dtype) for x, shape in zip(data, shapes))
     return LightTypeInfoTuple(data)
 
 
-def _get_type(name: str, index: int, array: Any, accept_none: bool) -> 'Variable':
+def _get_type(name: str, index: int, array: Any, accept_none: bool,
+              shape: Optional[tuple] = None) -> 'Variable':
     var = f'{name}[{index}]'
     if accept_none and array is None:
         return Variable(TypeInfo((), None), var)
     if not backend.is_array(array):
         raise AssertionError(f'{var} must be an ndarray, got {type(array).__name__}')
-    return Variable(TypeInfo(array.shape, array.dtype), var)
+    return Variable(TypeInfo(array.shape if shape is None else tuple(shape), array.dtype), var)
 
 
 # -- expressions --

@@ -97,14 +97,23 @@ def sum(x: Any, axis: Axis = None, keepdims: bool = False) -> Variable:  # noqa:
     return Sum(axis, keepdims).apply((x,))[0]
 
 
-def mean(x: Any, axis: Axis = None, keepdims: bool = False) -> Variable:
+def mean(x: Any, axis: Axis = None, weights: Optional[Any] = None,
+         keepdims: bool = False) -> Variable:
     """Arithmetic mean over ``axis``: ``sum(x, axis) / n`` with ``n`` the reduced size.
+
+    As in Chainer, ``F.mean`` is :func:`~chainlet.functions.average`: with ``weights`` it
+    returns the weighted average (see there for their shapes).
 
     Example:
         >>> import numpy as np, chainlet.functions as F
         >>> F.mean(np.array([1.0, 2.0, 6.0])).array
         array(3.)
+        >>> F.mean(np.array([1.0, 2.0, 6.0]), weights=np.array([1.0, 1.0, 0.0])).array
+        array(1.5)
     """
+    if weights is not None:
+        from chainlet.functions.math.average import average
+        return average(x, axis, weights, keepdims)
     return _mean('mean', x, axis, keepdims)
 
 

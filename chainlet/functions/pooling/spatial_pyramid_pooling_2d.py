@@ -17,8 +17,8 @@ def _level(size: int, bins: int) -> tuple:
     return k, (k * bins - size) // 2
 
 
-def spatial_pyramid_pooling_2d(x: Any, pyramid_height: int, pooling_class: Optional[Any] = None,
-                               pooling: Optional[str] = None) -> Variable:
+def spatial_pyramid_pooling_2d(x: Any, pyramid_height: int, pooling: Optional[str] = None,
+                               pooling_class: Optional[Any] = None) -> Variable:
     """Fixed-length features of images of any size (SPP-net).
 
     Level ``i`` (``0 <= i < pyramid_height``) max-pools ``x`` with window ``ceil(H / 2^i) x
@@ -31,8 +31,9 @@ def spatial_pyramid_pooling_2d(x: Any, pyramid_height: int, pooling_class: Optio
     Args:
         x: Float Variable or array of shape ``(N, C, H, W)``.
         pyramid_height: Number of levels, >= 1.
-        pooling_class: Deprecated form of ``pooling``: :class:`MaxPooling2D` means ``'max'``.
-        pooling: ``'max'``, the only pooling offered (as in Chainer). Exactly one of
+        pooling: ``'max'``, the only pooling offered (as in Chainer 7).
+        pooling_class: Chainer 6's deprecated form of ``pooling`` (keyword, or a class given
+            as the third argument): :class:`MaxPooling2D` means ``'max'``. Exactly one of
             ``pooling`` and ``pooling_class`` must be given.
 
     Returns:
@@ -45,6 +46,8 @@ def spatial_pyramid_pooling_2d(x: Any, pyramid_height: int, pooling_class: Optio
         array([15.,  5.,  7., 13., 15.], dtype=float32)
     """
     func = 'spatial_pyramid_pooling_2d'
+    if isinstance(pooling, type) and pooling_class is None:  # Chainer 6's positional class
+        pooling, pooling_class = None, pooling
     if (pooling_class is None) == (pooling is None):
         raise ValueError(f'{func}: expected exactly one of the arguments pooling and '
                          f'pooling_class, got pooling={pooling!r}, '

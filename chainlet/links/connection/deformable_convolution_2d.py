@@ -75,9 +75,9 @@ class DeformableConvolution2D(Chain):
         offset_nobias: ``offset_conv`` without a bias.
         offset_initialW: Initializer of ``offset_conv.W``; default 0.
         offset_initial_bias: Initializer of ``offset_conv.b``; default 0.
-        nobias: ``deform_conv`` without a bias.
-        initialW: Initializer of ``deform_conv.W``; default ``LeCunNormal``.
-        initial_bias: Initializer of ``deform_conv.b``; default 0.
+        deform_nobias: ``deform_conv`` without a bias.
+        deform_initialW: Initializer of ``deform_conv.W``; default ``LeCunNormal``.
+        deform_initial_bias: Initializer of ``deform_conv.b``; default 0.
 
     Example:
         >>> import numpy as np, chainlet.links as L, chainlet.functions as F
@@ -92,8 +92,8 @@ class DeformableConvolution2D(Chain):
     def __init__(self, in_channels: Optional[int], out_channels: int, ksize: Any,
                  stride: Any = 1, pad: Any = 0, offset_nobias: bool = False,
                  offset_initialW: Any = None, offset_initial_bias: Any = None,
-                 nobias: bool = False, initialW: Any = None,
-                 initial_bias: Any = None) -> None:
+                 deform_nobias: bool = False, deform_initialW: Any = None,
+                 deform_initial_bias: Any = None) -> None:
         super().__init__()
         kh, kw = _util.as_tuple('DeformableConvolution2D', 'ksize', ksize, 2)
         with self.init_scope():
@@ -102,8 +102,8 @@ class DeformableConvolution2D(Chain):
                 0 if offset_initialW is None else offset_initialW,
                 0 if offset_initial_bias is None else offset_initial_bias)
             self.deform_conv = DeformableConvolution2DSampler(
-                in_channels, out_channels, (kh, kw), stride, pad, nobias, initialW,
-                initial_bias)
+                in_channels, out_channels, (kh, kw), stride, pad, deform_nobias,
+                deform_initialW, deform_initial_bias)
 
     def forward(self, x: Any) -> Variable:
         """Predict the offsets from ``x`` and convolve ``x`` at the shifted positions."""

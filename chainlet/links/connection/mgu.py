@@ -24,16 +24,18 @@ class MGUBase(Chain):
     """The two Linear links of an MGU (``W_f`` and ``W_h``, each ``in + out -> out``).
 
     Args:
-        in_size: Input size.
-        out_size: State size.
+        n_inputs: Input size.
+        n_units: State size.
+
+    (Chainer's argument names; :class:`StatefulMGU` calls them ``in_size`` and ``out_size``.)
     """
 
-    def __init__(self, in_size: int, out_size: int) -> None:
+    def __init__(self, n_inputs: int, n_units: int) -> None:
         super().__init__()
-        self.out_size = out_size
+        self.out_size = n_units
         with self.init_scope():
-            self.W_f = Linear(in_size + out_size, out_size)
-            self.W_h = Linear(in_size + out_size, out_size)
+            self.W_f = Linear(n_inputs + n_units, n_units)
+            self.W_h = Linear(n_inputs + n_units, n_units)
 
     def _step(self, h: Any, x: Any) -> Variable:
         f = sigmoid(self.W_f(concat((h, x), axis=1)))

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
-import numpy
-
 from chainlet import _config
 from chainlet.functions.normalization.batch_normalization import fixed_batch_normalization
 from chainlet.functions.normalization.batch_renormalization import batch_renormalization
@@ -27,8 +25,10 @@ class BatchRenormalization(BatchNormalization):
         dmax: Bound of the mean correction ``|d|``.
         decay: Decay rate of the running averages.
         eps: Added to the variances before the square root.
-        dtype: dtype of the parameters and statistics (float32 by default, as in Chainer).
-        use_gamma, use_beta, initial_gamma, initial_beta: As in :class:`BatchNormalization`.
+        dtype: dtype of the parameters and statistics (``chainlet.config.dtype``, float32 by
+            default, when ``None``).
+        use_gamma, use_beta, initial_gamma, initial_beta, initial_avg_mean, initial_avg_var:
+            As in :class:`BatchNormalization`.
         freeze_running_statistics: Leave ``avg_mean``/``avg_var`` unchanged in training (so
             ``r`` and ``d`` stay fixed, e.g. for a numerical gradient check).
 
@@ -44,11 +44,13 @@ class BatchRenormalization(BatchNormalization):
     _prev_avg_var: Any = None
 
     def __init__(self, size: Union[int, Sequence[int]], rmax: float = 1, dmax: float = 0,
-                 decay: float = 0.9, eps: float = 2e-5, dtype: Any = numpy.float32,
+                 decay: float = 0.9, eps: float = 2e-5, dtype: Any = None,
                  use_gamma: bool = True, use_beta: bool = True, initial_gamma: Any = None,
-                 initial_beta: Any = None, freeze_running_statistics: bool = False) -> None:
+                 initial_beta: Any = None, initial_avg_mean: Any = None,
+                 initial_avg_var: Any = None, freeze_running_statistics: bool = False) -> None:
         super().__init__(size, decay, eps, dtype, use_gamma, use_beta, initial_gamma,
-                         initial_beta)
+                         initial_beta, initial_avg_mean=initial_avg_mean,
+                         initial_avg_var=initial_avg_var)
         self.rmax = rmax
         self.dmax = dmax
         self.freeze_running_statistics = freeze_running_statistics

@@ -56,19 +56,20 @@ class InverseShift(_InitFromOptimizer):
 
 class PolynomialShift(_InitFromOptimizer):
     """Set ``optimizer.<attr>`` to ``init * (1 - t / max_count) ** rate`` (0 after
-    ``max_count`` calls); ``init`` is the attribute's value when training starts.
+    ``max_count`` calls).
 
     Args:
         attr: The optimizer attribute.
         rate: Exponent of the decay.
         max_count: Number of calls until the value reaches 0 (e.g. the number of
             iterations).
+        init: The initial value; the attribute's value when training starts if ``None``.
         target: A bound at which the value stops changing.
         optimizer: The optimizer; the updater's main optimizer if ``None``.
     """
 
-    def __init__(self, attr: str, rate: float, max_count: int, target: Optional[float] = None,
-                 optimizer: Any = None) -> None:
+    def __init__(self, attr: str, rate: float, max_count: int, init: Optional[float] = None,
+                 target: Optional[float] = None, optimizer: Any = None) -> None:
         super().__init__(attr, optimizer)
         if not max_count > 0:
             raise ValueError(f'PolynomialShift: argument max_count: expected a positive int, '
@@ -76,7 +77,7 @@ class PolynomialShift(_InitFromOptimizer):
         self._rate = rate
         self._max_count = max_count
         self._target = target
-        self._init = None
+        self._init = init
 
     def _value_at(self, t: int) -> float:
         decay = max(1 - t / self._max_count, 0.0)
