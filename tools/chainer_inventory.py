@@ -8,6 +8,10 @@ can rerun the comparison without Chainer at hand::
     python tools/chainer_inventory.py --all      # also the deliberate gaps, with their reasons
     python tools/chainer_inventory.py --markdown # the same as a Markdown table
 
+and, with a dump of Chainer's signatures made where Chainer imports
+(``--dump-signatures chainer sigs.json``), ``--compare-signatures sigs.json`` lists the
+callables whose parameters (names by position, keyword-only names) differ from Chainer's.
+
 How the data was made (``--collect``, run in an environment where Chainer 7.8.1 imports: its
 PyPI sdist with NumPy < 2): every module of the ``chainer`` package whose dotted path has no
 ``_``-prefixed part, minus ChainerX and iDeep (``intel64``, ``ideep``, ``mkldnn``). Its public
@@ -891,6 +895,73 @@ def collect(chainer_src: str) -> dict[str, list[str]]:
     return out
 
 
+def dump_signatures(package: str) -> dict[str, list]:
+    """``{'module:name': [[param, kind, default repr], ...]}`` of every inventory callable.
+
+    ``package`` is ``'chainer'`` (run where Chainer imports) or ``'chainlet'``; the keys use
+    Chainer's module names either way, so two dumps can be compared.
+    """
+    import inspect
+    import types
+    if package == 'chainlet':
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+        sys.path.insert(0, root)
+    out = {}
+    for chainer_module, names in INVENTORY.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                mod = importlib.import_module(package + chainer_module[len('chainer'):])
+        except ImportError:
+            continue
+        for name in names.split():
+            obj = getattr(mod, name, None)
+            if not callable(obj) or isinstance(obj, types.ModuleType):
+                continue
+            target = obj.__init__ if inspect.isclass(obj) else obj
+            if target is object.__init__:
+                continue
+            try:
+                params = inspect.signature(target).parameters.values()
+            except (TypeError, ValueError):
+                continue
+            out[f'{chainer_module}:{name}'] = [
+                [p.name, p.kind.name,
+                 None if p.default is inspect.Parameter.empty else repr(p.default)[:40]]
+                for p in params if p.name != 'self']
+    return out
+
+
+def compare_signatures(chainer_sigs: dict[str, list]) -> list[tuple[str, list[str]]]:
+    """Where chainlet's signature cannot take a call that Chainer's takes: a positional
+    parameter of another name at the same position, or a keyword Chainer has and chainlet
+    does not accept."""
+    ours = dump_signatures('chainlet')
+    problems = []
+    for key, theirs in chainer_sigs.items():
+        mine = ours.get(key)
+        if mine is None:
+            continue
+        positional = ('POSITIONAL_ONLY', 'POSITIONAL_OR_KEYWORD')
+        their_pos = [p[0] for p in theirs if p[1] in positional]
+        my_pos = [p[0] for p in mine if p[1] in positional]
+        my_names = {p[0] for p in mine}
+        my_kinds = {p[1] for p in mine}
+        found = []
+        for i, name in enumerate(their_pos):
+            if i < len(my_pos) and my_pos[i] != name:
+                found.append(f'position {i}: {name} (chainlet: {my_pos[i]})')
+            elif i >= len(my_pos) and 'VAR_POSITIONAL' not in my_kinds:
+                found.append(f'position {i}: {name} missing')
+        for name, kind, _ in theirs:
+            if kind == 'KEYWORD_ONLY' and name not in my_names and \
+                    'VAR_KEYWORD' not in my_kinds:
+                found.append(f'keyword {name} missing')
+        if found:
+            problems.append((key, found))
+    return problems
+
+
 def _markdown(gaps) -> str:
     lines = ['| module | missing | deliberate? |', '|---|---|---|']
     by_module: dict[tuple[str, str | None], list[str]] = {}
@@ -907,7 +978,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--markdown', action='store_true', help='print a Markdown table')
     parser.add_argument('--collect', metavar='CHAINER_SRC',
                         help='print the inventory of the Chainer source tree at CHAINER_SRC')
+    parser.add_argument('--dump-signatures', nargs=2, metavar=('PACKAGE', 'OUT_JSON'),
+                        help="write the signatures of PACKAGE ('chainer' or 'chainlet')")
+    parser.add_argument('--compare-signatures', metavar='CHAINER_JSON',
+                        help="compare chainlet's signatures with a dump of Chainer's")
     args = parser.parse_args(argv)
+    if args.dump_signatures:
+        import json
+        package, path = args.dump_signatures
+        with open(path, 'w') as f:
+            json.dump(dump_signatures(package), f)
+        return 0
+    if args.compare_signatures:
+        import json
+        with open(args.compare_signatures) as f:
+            problems = compare_signatures(json.load(f))
+        for key, found in problems:
+            print(f"{key}: {'; '.join(found)}")
+        return 1 if problems else 0
     if args.collect:
         for module, names in collect(args.collect).items():
             print(f"{module}: {' '.join(names)}")
