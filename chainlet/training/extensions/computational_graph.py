@@ -105,7 +105,5 @@ class DumpGraph(extension.Extension):
         self._flag_called = bool(serializer('_flag_called', self._flag_called))
 
 
-def dump_graph(root_name: str, filename: str = 'cg.dot', variable_style: Any = None,
-               function_style: Any = None, **kwargs: Any) -> DumpGraph:
-    """An extension that dumps the graph of an observed Variable (see :class:`DumpGraph`)."""
-    return DumpGraph(root_name, filename, variable_style, function_style, **kwargs)
+# Chainer's name of the extension is the class itself (``isinstance(e, dump_graph)`` works).
+dump_graph = DumpGraph
