@@ -31,6 +31,8 @@ import numpy
 
 from chainlet import Variable, backend
 
+_EPSILON = 1e-7
+
 
 def _arrays(y_true: Any, y_pred: Any) -> tuple:
     t = y_true.array if isinstance(y_true, Variable) else y_true
@@ -131,32 +133,80 @@ mae = mean_absolute_error
 class Metric:
     """Base class of stateful metrics.
 
-    Subclasses implement :meth:`update_state`, :meth:`result` and :meth:`reset_state`.
+    Subclasses implement :meth:`update_state` and :meth:`result`; state kept in variables made
+    by :meth:`add_variable` (``keras.Variable`` objects, updated with ``assign_add`` ...) is
+    reset to zeros by the default :meth:`reset_state`, as in Keras.
 
     Args:
         name: Name shown in logs and ``History`` (``val_`` is prepended for validation).
-        dtype: Ignored (results are Python floats).
+        dtype: Dtype of the variables made by :meth:`add_variable` (``float32``).
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import keras
+        >>> class Total(keras.metrics.Metric):
+        ...     def __init__(self, name='total', **kwargs):
+        ...         super().__init__(name=name, **kwargs)
+        ...         self.total = self.add_variable(shape=(), initializer='zeros', name='total')
+        ...     def update_state(self, y_true, y_pred, sample_weight=None):
+        ...         self.total.assign_add(np.sum(y_pred))
+        ...     def result(self):
+        ...         return self.total.value
+        >>> m = Total(); m.update_state(None, np.ones(3)); float(m.result().array)
+        3.0
+        >>> m.reset_state(); float(m.result().array)
+        0.0
     """
 
     def __init__(self, name: Optional[str] = None, dtype: Any = None) -> None:
         from chainlet.keras.engine.base_layer import to_snake_case
         self.name = name or to_snake_case(type(self).__name__)
+        self._dtype = numpy.dtype(dtype or 'float32').name
+        self._variables: list = []
+
+    @property
+    def dtype(self) -> str:
+        return self.__dict__.get('_dtype', 'float32')
+
+    @property
+    def variables(self) -> list:
+        """The variables made by :meth:`add_variable`."""
+        return list(self.__dict__.get('_variables', []))
+
+    def add_variable(self, shape: Any = (), initializer: Any = 'zeros', dtype: Any = None,
+                     aggregation: str = 'sum', name: Optional[str] = None) -> Any:
+        """A non-trainable ``keras.Variable`` holding part of the metric's state."""
+        from chainlet.keras.engine.variables import KerasVariable
+        shape = (int(shape),) if isinstance(shape, (int, numpy.integer)) else tuple(shape)
+        var = KerasVariable(initializer, shape=shape, dtype=dtype or self.dtype,
+                            trainable=False, aggregation=aggregation, name=name)
+        self.__dict__.setdefault('_variables', []).append(var)
+        return var
+
+    add_weight = add_variable
 
     def update_state(self, *args: Any, **kwargs: Any) -> None:
         """Accumulate statistics from one batch."""
         raise TypeError(f'{type(self).__name__} must implement update_state')
 
-    def result(self) -> float:
+    def result(self) -> Any:
         """The metric value from everything accumulated so far."""
         raise TypeError(f'{type(self).__name__} must implement result')
 
     def reset_state(self) -> None:
-        """Forget the accumulated statistics."""
-        raise TypeError(f'{type(self).__name__} must implement reset_state')
+        """Forget the accumulated statistics (the variables of :meth:`add_variable` go back to
+        zeros)."""
+        variables = self.__dict__.get('_variables')
+        if not variables:
+            raise TypeError(f'{type(self).__name__} must implement reset_state (it has no '
+                            f'variables made by add_variable to reset)')
+        for v in variables:
+            v.assign(0)
 
-    reset_states = reset_state
+    def reset_states(self) -> None:
+        self.reset_state()
 
-    def __call__(self, *args: Any, **kwargs: Any) -> float:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.update_state(*args, **kwargs)
         return self.result()
 
@@ -188,12 +238,18 @@ class Mean(Metric):
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
         v = values.array if isinstance(values, Variable) else values
+        if not hasattr(v, 'sum'):
+            v = numpy.asarray(v, dtype=numpy.float64)
+        if sample_weight is None or isinstance(sample_weight, (int, float)):
+            # the common cases (no weights; the loss tracker's batch size) without a copy
+            total, count = float(v.sum(dtype=numpy.float64)), float(v.size)
+            if sample_weight is not None:
+                total, count = total * sample_weight, count * sample_weight
+            self.total += total
+            self.count += count
+            return
         xp = backend.get_array_module(v)
         v = xp.asarray(v, dtype=numpy.float64)
-        if sample_weight is None:
-            self.total += float(v.sum())
-            self.count += float(v.size)
-            return
         sw = xp.asarray(sample_weight.array if isinstance(sample_weight, Variable)
                         else sample_weight, dtype=numpy.float64)
         while sw.ndim > v.ndim and sw.shape[-1] == 1:
@@ -316,6 +372,511 @@ class MeanAbsoluteError(MeanMetricWrapper):
         super().__init__(mean_absolute_error, name=name)
 
 
+def mean_absolute_percentage_error(y_true: Any, y_pred: Any) -> Any:
+    """``100 * mean(|y_true - y_pred| / max(|y_true|, 1e-7))`` over the last axis."""
+    xp, t, y = _arrays(y_true, y_pred)
+    t, y = _same_rank(t, y)
+    t = t.astype(y.dtype)
+    return 100.0 * (abs(t - y) / xp.maximum(abs(t), _EPSILON)).mean(axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Any:
+    """Mean over the last axis of ``(log(1 + y_pred) - log(1 + y_true)) ** 2`` (both clipped
+    from below at ``1e-7``, as Keras)."""
+    xp, t, y = _arrays(y_true, y_pred)
+    t, y = _same_rank(t, y)
+    t = t.astype(y.dtype)
+    first = xp.log(xp.maximum(y, _EPSILON) + 1.0)
+    second = xp.log(xp.maximum(t, _EPSILON) + 1.0)
+    return ((first - second) ** 2).mean(axis=-1)
+
+
+def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
+    """Cosine of the angle between ``y_true`` and ``y_pred`` along ``axis`` (L2-normalized
+    with a floor of ``1e-12`` on the norms)."""
+    xp, t, y = _arrays(y_true, y_pred)
+    t = t.astype(y.dtype)
+    tn = t / xp.sqrt(xp.maximum((t * t).sum(axis=axis, keepdims=True), 1e-12))
+    yn = y / xp.sqrt(xp.maximum((y * y).sum(axis=axis, keepdims=True), 1e-12))
+    return (tn * yn).sum(axis=axis)
+
+
+def log_cosh_error(y_true: Any, y_pred: Any) -> Any:
+    """Mean over the last axis of ``log(cosh(y_pred - y_true))``, computed stably."""
+    xp, t, y = _arrays(y_true, y_pred)
+    t, y = _same_rank(t, y)
+    d = y - t.astype(y.dtype)
+    return (d + xp.logaddexp(-2.0 * d, 0.0) - numpy.log(2.0)).mean(axis=-1)
+
+
+def _from_loss(name: str, **fixed: Any) -> Callable:
+    """A metric function evaluating the Keras loss function ``name`` without building a
+    graph (one value per sample, as an array)."""
+    def fn(y_true: Any, y_pred: Any, **kwargs: Any) -> Any:
+        import chainlet
+        from chainlet.keras import losses
+        with chainlet.no_backprop_mode():
+            out = getattr(losses, name)(y_true, y_pred, **{**fixed, **kwargs})
+        return out.array if isinstance(out, Variable) else out
+    fn.__name__ = name
+    return fn
+
+
+binary_crossentropy = _from_loss('binary_crossentropy')
+categorical_crossentropy = _from_loss('categorical_crossentropy')
+sparse_categorical_crossentropy = _from_loss('sparse_categorical_crossentropy')
+kl_divergence = _from_loss('kl_divergence')
+hinge = _from_loss('hinge')
+
+
+def squared_hinge(y_true: Any, y_pred: Any) -> Any:
+    """Mean over the last axis of ``max(1 - y_true * y_pred, 0) ** 2`` (labels in {0, 1}
+    are mapped to {-1, 1})."""
+    xp, t, y = _arrays(y_true, y_pred)
+    t, y = _same_rank(t, y)
+    t = t.astype(y.dtype)
+    if bool(xp.all((t == 0) | (t == 1))):
+        t = 2 * t - 1
+    return (xp.maximum(1.0 - t * y, 0.0) ** 2).mean(axis=-1)
+
+
+def poisson(y_true: Any, y_pred: Any) -> Any:
+    """Mean over the last axis of ``y_pred - y_true * log(y_pred + 1e-7)``."""
+    xp, t, y = _arrays(y_true, y_pred)
+    t, y = _same_rank(t, y)
+    return (y - t.astype(y.dtype) * xp.log(y + _EPSILON)).mean(axis=-1)
+
+
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+
+
+class MeanAbsolutePercentageError(MeanMetricWrapper):
+    """Mean absolute percentage error: ``100 * mean(|y_true - y_pred| / max(|y_true|, eps))``.
+
+    Example:
+        >>> from chainlet.keras import metrics
+        >>> m = metrics.MeanAbsolutePercentageError()
+        >>> m.update_state([[1.0, 2.0]], [[1.5, 2.0]]); m.result()
+        25.0
+    """
+
+    def __init__(self, name: str = 'mean_absolute_percentage_error', dtype: Any = None) -> None:
+        super().__init__(mean_absolute_percentage_error, name=name)
+
+
+class MeanSquaredLogarithmicError(MeanMetricWrapper):
+    """Mean squared logarithmic error."""
+
+    def __init__(self, name: str = 'mean_squared_logarithmic_error', dtype: Any = None) -> None:
+        super().__init__(mean_squared_logarithmic_error, name=name)
+
+
+class RootMeanSquaredError(Mean):
+    """Square root of the (weighted) mean of squared errors over all elements."""
+
+    def __init__(self, name: str = 'root_mean_squared_error', dtype: Any = None) -> None:
+        super().__init__(name=name)
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        xp, t, y = _arrays(y_true, y_pred)
+        t, y = _same_rank(t, y)
+        super().update_state((y - t.astype(y.dtype)) ** 2, sample_weight)
+
+    def result(self) -> float:
+        return float(numpy.sqrt(super().result()))
+
+
+class CosineSimilarity(MeanMetricWrapper):
+    """Mean cosine similarity between targets and predictions along ``axis``."""
+
+    def __init__(self, name: str = 'cosine_similarity', dtype: Any = None,
+                 axis: int = -1) -> None:
+        super().__init__(cosine_similarity, name=name, axis=axis)
+
+
+class LogCoshError(MeanMetricWrapper):
+    """Mean of ``log(cosh(y_pred - y_true))``."""
+
+    def __init__(self, name: str = 'logcosh', dtype: Any = None) -> None:
+        super().__init__(log_cosh_error, name=name)
+
+
+class BinaryCrossentropy(MeanMetricWrapper):
+    """Mean binary cross-entropy (``from_logits``, ``label_smoothing`` as the loss)."""
+
+    def __init__(self, name: str = 'binary_crossentropy', dtype: Any = None,
+                 from_logits: bool = False, label_smoothing: float = 0.0) -> None:
+        super().__init__(binary_crossentropy, name=name, from_logits=from_logits,
+                         label_smoothing=label_smoothing)
+
+
+class CategoricalCrossentropy(MeanMetricWrapper):
+    """Mean categorical cross-entropy of one-hot targets."""
+
+    def __init__(self, name: str = 'categorical_crossentropy', dtype: Any = None,
+                 from_logits: bool = False, label_smoothing: float = 0.0) -> None:
+        super().__init__(categorical_crossentropy, name=name, from_logits=from_logits,
+                         label_smoothing=label_smoothing)
+
+
+class SparseCategoricalCrossentropy(MeanMetricWrapper):
+    """Mean categorical cross-entropy of integer targets."""
+
+    def __init__(self, name: str = 'sparse_categorical_crossentropy', dtype: Any = None,
+                 from_logits: bool = False) -> None:
+        super().__init__(sparse_categorical_crossentropy, name=name, from_logits=from_logits)
+
+
+class KLDivergence(MeanMetricWrapper):
+    """Mean Kullback-Leibler divergence."""
+
+    def __init__(self, name: str = 'kl_divergence', dtype: Any = None) -> None:
+        super().__init__(kl_divergence, name=name)
+
+
+class Hinge(MeanMetricWrapper):
+    """Mean hinge loss."""
+
+    def __init__(self, name: str = 'hinge', dtype: Any = None) -> None:
+        super().__init__(hinge, name=name)
+
+
+class SquaredHinge(MeanMetricWrapper):
+    """Mean squared hinge loss."""
+
+    def __init__(self, name: str = 'squared_hinge', dtype: Any = None) -> None:
+        super().__init__(squared_hinge, name=name)
+
+
+class Poisson(MeanMetricWrapper):
+    """Mean Poisson loss."""
+
+    def __init__(self, name: str = 'poisson', dtype: Any = None) -> None:
+        super().__init__(poisson, name=name)
+
+
+# ------------------------------------------------------- confusion-matrix metrics
+
+def _check_thresholds(owner: str, thresholds: Any, default: float) -> tuple:
+    """``(list of floats, single)``: ``single`` when one number was given (the result is then
+    a scalar)."""
+    if thresholds is None:
+        return [default], True
+    single = isinstance(thresholds, (int, float, numpy.floating, numpy.integer))
+    values = [float(thresholds)] if single else [float(t) for t in thresholds]
+    for t in values:
+        if not 0.0 <= t <= 1.0 and t != default:
+            raise ValueError(f'{owner}: argument thresholds: every threshold must be in [0, 1], '
+                             f'got {t}')
+    return values, single
+
+
+def _confusion(y_true: Any, y_pred: Any, thresholds: list, sample_weight: Any = None,
+               class_id: Optional[int] = None, top_k: Optional[int] = None,
+               multi_label: bool = False) -> tuple:
+    """True/false positives/negatives at each threshold, as float64 NumPy arrays of shape
+    ``(T,)`` (or ``(T, labels)`` with ``multi_label``). A prediction counts as positive when
+    it is strictly greater than the threshold (Keras's rule)."""
+    t = y_true.array if isinstance(y_true, Variable) else y_true
+    y = y_pred.array if isinstance(y_pred, Variable) else y_pred
+    t = numpy.asarray(backend.to_cpu(t) if backend.is_array(t) else t)
+    y = numpy.asarray(backend.to_cpu(y) if backend.is_array(y) else y, dtype=numpy.float64)
+    t, y = _same_rank(t, y)
+    t = t.astype(bool) if t.dtype.kind == 'b' else t.astype(numpy.float64) > 0.5
+    if t.shape != y.shape:
+        t = numpy.broadcast_to(t, y.shape)
+    if top_k is not None:
+        # only the k highest scores of each sample can count as positive
+        order = numpy.argsort(-y, axis=-1, kind='stable')[..., :top_k]
+        keep = numpy.zeros(y.shape, bool)
+        numpy.put_along_axis(keep, order, True, axis=-1)
+        y = numpy.where(keep, y, -numpy.inf)
+    if class_id is not None:
+        t, y = t[..., class_id], y[..., class_id]
+    w = None
+    if sample_weight is not None:
+        w = numpy.asarray(backend.to_cpu(sample_weight.array if isinstance(
+            sample_weight, Variable) else sample_weight), dtype=numpy.float64)
+        while w.ndim > y.ndim and w.shape[-1] == 1:
+            w = w.reshape(w.shape[:-1])
+        while w.ndim < y.ndim:
+            w = w.reshape(w.shape + (1,))
+        w = numpy.broadcast_to(w, y.shape)
+    if multi_label:
+        t = t.reshape(-1, y.shape[-1])
+        y = y.reshape(-1, y.shape[-1])
+        w = None if w is None else w.reshape(-1, y.shape[-1])
+    else:
+        t, y = t.reshape(-1), y.reshape(-1)
+        w = None if w is None else w.reshape(-1)
+    th = numpy.asarray(thresholds, numpy.float64).reshape((-1,) + (1,) * y.ndim)
+    pred_pos = y[None] > th
+    true_pos = t[None]
+    weight = numpy.ones(y.shape) if w is None else w
+    tp = (pred_pos & true_pos) * weight
+    fp = (pred_pos & ~true_pos) * weight
+    fn = (~pred_pos & true_pos) * weight
+    tn = (~pred_pos & ~true_pos) * weight
+    return tp.sum(axis=1), fp.sum(axis=1), tn.sum(axis=1), fn.sum(axis=1)
+
+
+def _divide_no_nan(a: Any, b: Any) -> Any:
+    with numpy.errstate(divide='ignore', invalid='ignore'):
+        return numpy.where(b == 0, 0.0, a / numpy.where(b == 0, 1.0, b))
+
+
+def _scalar_or_list(values: numpy.ndarray, single: bool) -> Any:
+    return float(values[0]) if single else values.astype(numpy.float32)
+
+
+class _ConfusionMetric(Metric):
+    """Counts of one cell of the binary confusion matrix at one or more thresholds."""
+
+    _cell = 0   # index into _confusion's (tp, fp, tn, fn)
+
+    def __init__(self, thresholds: Any = None, name: Optional[str] = None,
+                 dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self.init_thresholds = thresholds
+        self.thresholds, self._single = _check_thresholds(type(self).__name__, thresholds, 0.5)
+        self.accumulator = numpy.zeros(len(self.thresholds))
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        self.accumulator += _confusion(y_true, y_pred, self.thresholds, sample_weight)[
+            self._cell]
+
+    def result(self) -> Any:
+        return _scalar_or_list(self.accumulator, self._single)
+
+    def reset_state(self) -> None:
+        self.accumulator = numpy.zeros(len(self.thresholds))
+
+    def get_config(self) -> dict:
+        return {'name': self.name, 'thresholds': self.init_thresholds}
+
+
+class TruePositives(_ConfusionMetric):
+    """Number (or total sample weight) of true positives: ``y_pred > threshold`` and
+    ``y_true`` true. ``thresholds``: a float in [0, 1] or a list (then the result is an array
+    with one count per threshold); 0.5 by default."""
+    _cell = 0
+
+
+class FalsePositives(_ConfusionMetric):
+    """Number of false positives (see :class:`TruePositives` for ``thresholds``)."""
+    _cell = 1
+
+
+class TrueNegatives(_ConfusionMetric):
+    """Number of true negatives (see :class:`TruePositives` for ``thresholds``)."""
+    _cell = 2
+
+
+class FalseNegatives(_ConfusionMetric):
+    """Number of false negatives (see :class:`TruePositives` for ``thresholds``)."""
+    _cell = 3
+
+
+class _PrecisionRecall(Metric):
+    def __init__(self, thresholds: Any = None, top_k: Optional[int] = None,
+                 class_id: Optional[int] = None, name: Optional[str] = None,
+                 dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self.init_thresholds = thresholds
+        # with top_k, every top-k prediction counts as positive unless thresholds are given
+        default = 0.5 if top_k is None else -numpy.inf
+        self.thresholds, self._single = _check_thresholds(type(self).__name__, thresholds,
+                                                          default)
+        self.top_k = top_k
+        self.class_id = class_id
+        self.reset_state()
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        tp, fp, _, fn = _confusion(y_true, y_pred, self.thresholds, sample_weight,
+                                   class_id=self.class_id, top_k=self.top_k)
+        self.true_positives += tp
+        self.false_positives += fp
+        self.false_negatives += fn
+
+    def reset_state(self) -> None:
+        n = len(self.thresholds)
+        self.true_positives = numpy.zeros(n)
+        self.false_positives = numpy.zeros(n)
+        self.false_negatives = numpy.zeros(n)
+
+    def get_config(self) -> dict:
+        return {'name': self.name, 'thresholds': self.init_thresholds, 'top_k': self.top_k,
+                'class_id': self.class_id}
+
+
+class Precision(_PrecisionRecall):
+    """``TP / (TP + FP)`` accumulated over batches (0 when nothing was predicted positive).
+
+    Args:
+        thresholds: A float in [0, 1] or a list (one result per threshold); 0.5 by default.
+        top_k: Count only the ``k`` highest predictions of each sample as positive.
+        class_id: Compute the metric for this class (last-axis index) only.
+
+    Example:
+        >>> from chainlet.keras import metrics
+        >>> m = metrics.Precision()
+        >>> m.update_state([0, 1, 1, 1], [1, 0, 1, 1]); round(m.result(), 4)
+        0.6667
+    """
+
+    def result(self) -> Any:
+        return _scalar_or_list(_divide_no_nan(self.true_positives,
+                                              self.true_positives + self.false_positives),
+                               self._single)
+
+
+class Recall(_PrecisionRecall):
+    """``TP / (TP + FN)`` accumulated over batches (0 when there is no positive target).
+    Arguments as :class:`Precision`."""
+
+    def result(self) -> Any:
+        return _scalar_or_list(_divide_no_nan(self.true_positives,
+                                              self.true_positives + self.false_negatives),
+                               self._single)
+
+
+class AUC(Metric):
+    """Area under the ROC or precision-recall curve, from confusion counts at fixed
+    thresholds (Keras's approximation).
+
+    Args:
+        num_thresholds: Number of thresholds (> 1): ``0 - 1e-7``, then ``num_thresholds - 2``
+            evenly spaced inside (0, 1), then ``1 + 1e-7``.
+        curve: ``'ROC'`` or ``'PR'``.
+        summation_method: ``'interpolation'`` (trapezoids for ROC; Davis & Goadrich's
+            interpolation for PR), ``'minoring'`` or ``'majoring'`` (left/right Riemann sums
+            taking the lower/upper value).
+        thresholds: Explicit thresholds in [0, 1] (then ``num_thresholds`` is ignored); the two
+            end points are added.
+        multi_label: Treat the last axis as separate labels, one curve each, then average
+            (weighted by ``label_weights``); otherwise every element is one sample.
+        num_labels, label_weights: For ``multi_label``.
+        from_logits: Predictions are logits (a sigmoid is applied first).
+
+    Example:
+        >>> from chainlet.keras import metrics
+        >>> m = metrics.AUC(num_thresholds=3)
+        >>> m.update_state([0, 0, 1, 1], [0, 0.5, 0.3, 0.9]); round(m.result(), 4)
+        0.75
+    """
+
+    def __init__(self, num_thresholds: int = 200, curve: str = 'ROC',
+                 summation_method: str = 'interpolation', name: Optional[str] = None,
+                 dtype: Any = None, thresholds: Any = None, multi_label: bool = False,
+                 num_labels: Optional[int] = None, label_weights: Any = None,
+                 from_logits: bool = False) -> None:
+        super().__init__(name=name or 'auc', dtype=dtype)
+        curve = str(curve).upper()
+        if curve not in ('ROC', 'PR'):
+            raise ValueError(f'AUC: argument curve: expected "ROC" or "PR", got {curve!r}')
+        summation_method = str(summation_method).lower()
+        if summation_method not in ('interpolation', 'minoring', 'majoring'):
+            raise ValueError(f'AUC: argument summation_method: expected "interpolation", '
+                             f'"minoring" or "majoring", got {summation_method!r}')
+        eps = 1e-7
+        if thresholds is not None:
+            inner = sorted(float(t) for t in thresholds)
+            for t in inner:
+                if not 0.0 <= t <= 1.0:
+                    raise ValueError(f'AUC: argument thresholds: every threshold must be in '
+                                     f'[0, 1], got {t}')
+            num_thresholds = len(inner) + 2
+        else:
+            if isinstance(num_thresholds, bool) or int(num_thresholds) <= 1:
+                raise ValueError(f'AUC: argument num_thresholds: expected an int > 1, got '
+                                 f'{num_thresholds!r}')
+            num_thresholds = int(num_thresholds)
+            inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        self._init_thresholds = None if thresholds is None else list(inner)
+        self.num_thresholds = num_thresholds
+        self.thresholds = [0.0 - eps] + inner + [1.0 + eps]
+        self.curve = curve
+        self.summation_method = summation_method
+        self.multi_label = bool(multi_label)
+        self.num_labels = num_labels
+        self.label_weights = None if label_weights is None else \
+            numpy.asarray(label_weights, numpy.float64)
+        if self.label_weights is not None and numpy.any(self.label_weights < 0):
+            raise ValueError('AUC: argument label_weights: all values must be non-negative')
+        self.from_logits = bool(from_logits)
+        self.reset_state()
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        if self.from_logits:
+            y = y_pred.array if isinstance(y_pred, Variable) else y_pred
+            y = numpy.asarray(backend.to_cpu(y) if backend.is_array(y) else y, numpy.float64)
+            y_pred = 1.0 / (1.0 + numpy.exp(-y))
+        tp, fp, tn, fn = _confusion(y_true, y_pred, self.thresholds, sample_weight,
+                                    multi_label=self.multi_label)
+        if self.true_positives is None:
+            self.true_positives, self.false_positives = tp, fp
+            self.true_negatives, self.false_negatives = tn, fn
+        else:
+            self.true_positives = self.true_positives + tp
+            self.false_positives = self.false_positives + fp
+            self.true_negatives = self.true_negatives + tn
+            self.false_negatives = self.false_negatives + fn
+
+    def reset_state(self) -> None:
+        self.true_positives = self.false_positives = None
+        self.true_negatives = self.false_negatives = None
+
+    def _interpolate_pr_auc(self, tp: Any, fp: Any, fn: Any) -> Any:
+        # Davis & Goadrich (2006): precision is interpolated linearly in the number of
+        # predicted positives between two thresholds, which integrates in closed form.
+        dtp = tp[:-1] - tp[1:]
+        p = tp + fp
+        dp = p[:-1] - p[1:]
+        slope = _divide_no_nan(dtp, numpy.maximum(dp, 0))
+        intercept = tp[1:] - slope * p[1:]
+        both = (p[:-1] > 0) & (p[1:] > 0)
+        ratio = numpy.where(both, _divide_no_nan(p[:-1], numpy.maximum(p[1:], 0)), 1.0)
+        with numpy.errstate(divide='ignore'):
+            log_ratio = numpy.log(numpy.where(ratio > 0, ratio, 1.0))
+        return _divide_no_nan(slope * (dtp + intercept * log_ratio),
+                              numpy.maximum(tp[1:] + fn[1:], 0)).sum(axis=0)
+
+    def result(self) -> float:
+        if self.true_positives is None:
+            return 0.0
+        tp, fp = self.true_positives, self.false_positives
+        tn, fn = self.true_negatives, self.false_negatives
+        if self.curve == 'PR' and self.summation_method == 'interpolation':
+            per_label = self._interpolate_pr_auc(tp, fp, fn)
+        else:
+            recall = _divide_no_nan(tp, tp + fn)
+            if self.curve == 'ROC':
+                x, y = _divide_no_nan(fp, fp + tn), recall
+            else:
+                x, y = recall, _divide_no_nan(tp, tp + fp)
+            if self.summation_method == 'interpolation':
+                heights = (y[:-1] + y[1:]) / 2.0
+            elif self.summation_method == 'minoring':
+                heights = numpy.minimum(y[:-1], y[1:])
+            else:
+                heights = numpy.maximum(y[:-1], y[1:])
+            per_label = ((x[:-1] - x[1:]) * heights).sum(axis=0)
+        if not self.multi_label:
+            return float(per_label)
+        if self.label_weights is None:
+            return float(numpy.mean(per_label))
+        return float(_divide_no_nan((per_label * self.label_weights).sum(),
+                                    self.label_weights.sum()))
+
+    def get_config(self) -> dict:
+        return {'name': self.name, 'num_thresholds': self.num_thresholds, 'curve': self.curve,
+                'summation_method': self.summation_method, 'thresholds': self._init_thresholds,
+                'multi_label': self.multi_label, 'num_labels': self.num_labels,
+                'label_weights': None if self.label_weights is None else
+                self.label_weights.tolist(), 'from_logits': self.from_logits}
+
+
 _FUNCTIONS: dict = {
     'accuracy': accuracy, 'binary_accuracy': binary_accuracy,
     'categorical_accuracy': categorical_accuracy,
@@ -324,17 +885,41 @@ _FUNCTIONS: dict = {
     'sparse_top_k_categorical_accuracy': sparse_top_k_categorical_accuracy,
     'mean_squared_error': mean_squared_error, 'mse': mean_squared_error,
     'mean_absolute_error': mean_absolute_error, 'mae': mean_absolute_error,
+    'mean_absolute_percentage_error': mean_absolute_percentage_error,
+    'mape': mean_absolute_percentage_error,
+    'mean_squared_logarithmic_error': mean_squared_logarithmic_error,
+    'msle': mean_squared_logarithmic_error, 'cosine_similarity': cosine_similarity,
+    'log_cosh_error': log_cosh_error, 'logcosh': log_cosh_error,
+    'binary_crossentropy': binary_crossentropy,
+    'categorical_crossentropy': categorical_crossentropy,
+    'sparse_categorical_crossentropy': sparse_categorical_crossentropy,
+    'kl_divergence': kl_divergence, 'kld': kl_divergence, 'hinge': hinge,
+    'squared_hinge': squared_hinge, 'poisson': poisson,
 }
 _CLASSES: dict = {c.__name__: c for c in (
     Mean, Sum, Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
     TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, MeanSquaredError,
-    MeanAbsoluteError)}
+    MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
+    RootMeanSquaredError, CosineSimilarity, LogCoshError, BinaryCrossentropy,
+    CategoricalCrossentropy, SparseCategoricalCrossentropy, KLDivergence, Hinge, SquaredHinge,
+    Poisson, TruePositives, FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall,
+    AUC)}
+# Keras also knows the classes by their snake-case names ('precision', 'auc', ...).
+_SNAKE_CLASSES: dict = {}
 _BY_FUNCTION = {accuracy: Accuracy, binary_accuracy: BinaryAccuracy,
                 categorical_accuracy: CategoricalAccuracy,
                 sparse_categorical_accuracy: SparseCategoricalAccuracy,
                 top_k_categorical_accuracy: TopKCategoricalAccuracy,
                 sparse_top_k_categorical_accuracy: SparseTopKCategoricalAccuracy,
-                mean_squared_error: MeanSquaredError, mean_absolute_error: MeanAbsoluteError}
+                mean_squared_error: MeanSquaredError, mean_absolute_error: MeanAbsoluteError,
+                mean_absolute_percentage_error: MeanAbsolutePercentageError,
+                mean_squared_logarithmic_error: MeanSquaredLogarithmicError,
+                cosine_similarity: CosineSimilarity, log_cosh_error: LogCoshError,
+                binary_crossentropy: BinaryCrossentropy,
+                categorical_crossentropy: CategoricalCrossentropy,
+                sparse_categorical_crossentropy: SparseCategoricalCrossentropy,
+                kl_divergence: KLDivergence, hinge: Hinge, squared_hinge: SquaredHinge,
+                poisson: Poisson}
 
 
 def resolve_accuracy(loss: Any, y_true_shape: tuple, y_pred_shape: tuple) -> Callable:
@@ -381,6 +966,11 @@ def get(identifier: Any, loss: Any = None, y_true_shape: tuple = (),
             return _BY_FUNCTION[fn](name=identifier)
         if identifier in _CLASSES:
             return _CLASSES[identifier]()
+        if not _SNAKE_CLASSES:
+            from chainlet.keras.engine.base_layer import to_snake_case
+            _SNAKE_CLASSES.update({to_snake_case(k): c for k, c in _CLASSES.items()})
+        if identifier in _SNAKE_CLASSES:
+            return _SNAKE_CLASSES[identifier]()
         raise ValueError(f'Unknown metric: {identifier!r}. Known metrics: '
                          f'{sorted(_FUNCTIONS)}')
     if isinstance(identifier, dict):
@@ -425,4 +1015,12 @@ __all__ = ['Metric', 'Mean', 'Sum', 'MeanMetricWrapper', 'Accuracy', 'BinaryAccu
            'accuracy', 'binary_accuracy', 'categorical_accuracy', 'sparse_categorical_accuracy',
            'top_k_categorical_accuracy', 'sparse_top_k_categorical_accuracy',
            'mean_squared_error', 'mean_absolute_error', 'mse', 'mae', 'get', 'serialize',
-           'deserialize', 'resolve_accuracy']
+           'deserialize', 'resolve_accuracy', 'MeanAbsolutePercentageError',
+           'MeanSquaredLogarithmicError', 'RootMeanSquaredError', 'CosineSimilarity',
+           'LogCoshError', 'BinaryCrossentropy', 'CategoricalCrossentropy',
+           'SparseCategoricalCrossentropy', 'KLDivergence', 'Hinge', 'SquaredHinge', 'Poisson',
+           'TruePositives', 'FalsePositives', 'TrueNegatives', 'FalseNegatives', 'Precision',
+           'Recall', 'AUC', 'mean_absolute_percentage_error', 'mean_squared_logarithmic_error',
+           'cosine_similarity', 'log_cosh_error', 'binary_crossentropy',
+           'categorical_crossentropy', 'sparse_categorical_crossentropy', 'kl_divergence',
+           'hinge', 'squared_hinge', 'poisson', 'mape', 'msle']

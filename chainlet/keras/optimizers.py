@@ -36,7 +36,7 @@ from typing import Any, Callable, Optional
 
 import numpy
 
-from chainlet import backend, optimizer as chainlet_optimizer
+from chainlet import Parameter, backend, optimizer as chainlet_optimizer
 from chainlet import optimizers as chainlet_optimizers
 from chainlet.keras import schedules
 
@@ -352,20 +352,52 @@ class Optimizer:
         self._apply_schedule()
         self.chainlet_optimizer.update()
 
+    def _rule_for(self, var: Any) -> Any:
+        # The parameter's own rule when this optimizer made it; otherwise one kept here, so
+        # that several optimizers can each update their part of one model (a GAN's
+        # generator and discriminator) and state such as Adam's moments persists.
+        opt = self.chainlet_optimizer
+        rule = getattr(var, 'update_rule', None)
+        if rule is not None and rule.hyperparam.parent is opt.hyperparam:
+            return rule
+        rules = self.__dict__.setdefault('_own_rules', {})
+        entry = rules.get(id(var))
+        if entry is None or entry[0] is not var:
+            entry = (var, opt.create_update_rule())
+            rules[id(var)] = entry
+        return entry[1]
+
     def apply_gradients(self, grads_and_vars: Any) -> None:
-        """Keras's ``apply_gradients([(grad, variable), ...])`` for parameters of the model this
-        optimizer was built on."""
-        pairs = list(grads_and_vars)
+        """Keras's ``apply_gradients([(grad, variable), ...])``: one update of these
+        variables (chainlet Parameters, e.g. ``layer.trainable_weights``) from these gradients
+        (arrays or Variables; a ``None`` gradient leaves its variable unchanged)."""
+        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         for grad, var in pairs:
-            if getattr(var, 'update_rule', None) is None:
-                raise ValueError(f'{type(self).__name__}.apply_gradients: variable '
-                                 f'{getattr(var, "name", var)!r} is not a parameter of the '
-                                 f'model this optimizer was built on')
-            var.grad = grad.array if hasattr(grad, 'array') else grad
+            if not isinstance(var, Parameter):
+                raise TypeError(f'{type(self).__name__}.apply_gradients: expected chainlet '
+                                f'Parameters (model weights) as variables, got '
+                                f'{type(var).__name__}')
+            grad = grad.array if hasattr(grad, 'array') else grad
+            if grad is not var.grad:
+                var.grad = grad
         self._apply_schedule()
         self.chainlet_optimizer.t += 1
         for _, var in pairs:
-            var.update_rule.update(var)
+            self._rule_for(var).update(var)
+
+    def apply(self, grads: Any, trainable_variables: Any = None) -> None:
+        """Keras 3's ``apply(grads, trainable_variables)``: :meth:`apply_gradients` of the two
+        lists zipped (``trainable_variables`` is required: chainlet optimizers keep no list of
+        variables of their own)."""
+        grads = list(grads)
+        if trainable_variables is None:
+            raise ValueError(f'{type(self).__name__}.apply: pass trainable_variables (the '
+                             f'weights the {len(grads)} gradients belong to)')
+        variables = list(trainable_variables)
+        if len(grads) != len(variables):
+            raise ValueError(f'{type(self).__name__}.apply: got {len(grads)} gradients for '
+                             f'{len(variables)} variables')
+        self.apply_gradients(zip(grads, variables))
 
     # -- config --
 

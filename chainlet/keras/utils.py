@@ -1,4 +1,5 @@
-"""Utilities (``from chainlet.keras import utils``): one-hot targets, seeding, model summary and
+"""Utilities (``from chainlet.keras import utils``): one-hot targets, sequence padding, seeding,
+``PyDataset`` (batches for ``fit``), Keras's ``(x, y, sample_weight)`` packing, model summary and
 Graphviz plots.
 
 Example:
@@ -55,6 +56,187 @@ def set_random_seed(seed: int) -> None:
     cupy = sys.modules.get('cupy')
     if cupy is not None:
         cupy.random.seed(int(seed))
+
+
+def pad_sequences(sequences: Any, maxlen: Optional[int] = None, dtype: Any = 'int32',
+                  padding: str = 'pre', truncating: str = 'pre',
+                  value: Any = 0.0) -> numpy.ndarray:
+    """Pad (and truncate) sequences of different lengths into one array, as Keras.
+
+    Args:
+        sequences: A list of sequences (lists or arrays; the elements may themselves be
+            arrays, all of one shape, which become the trailing axes of the result).
+        maxlen: Length of the result's second axis (the longest sequence by default).
+        dtype: Dtype of the result (``'int32'``; a string dtype such as ``object`` or ``str``
+            for text).
+        padding: ``'pre'`` (pad at the start) or ``'post'``.
+        truncating: ``'pre'`` (drop values at the start of longer sequences) or ``'post'``.
+        value: The padding value.
+
+    Returns:
+        An array of shape ``(len(sequences), maxlen) + element_shape``.
+
+    Example:
+        >>> from chainlet.keras import utils
+        >>> utils.pad_sequences([[1, 2, 3], [4], [5, 6]], maxlen=2)
+        array([[2, 3],
+               [0, 4],
+               [5, 6]], dtype=int32)
+        >>> utils.pad_sequences([[1], [2, 3]], padding='post', value=-1)
+        array([[ 1, -1],
+               [ 2,  3]], dtype=int32)
+    """
+    if not hasattr(sequences, '__len__'):
+        raise ValueError('pad_sequences: argument sequences: expected a list of sequences, got '
+                         f'{type(sequences).__name__}')
+    if padding not in ('pre', 'post'):
+        raise ValueError(f"pad_sequences: argument padding: expected 'pre' or 'post', got "
+                         f'{padding!r}')
+    if truncating not in ('pre', 'post'):
+        raise ValueError(f"pad_sequences: argument truncating: expected 'pre' or 'post', got "
+                         f'{truncating!r}')
+    lengths = []
+    sample_shape: Optional[tuple] = None
+    for i, seq in enumerate(sequences):
+        if not hasattr(seq, '__len__'):
+            raise ValueError(f'pad_sequences: sequences[{i}] is not a sequence: {seq!r}')
+        lengths.append(len(seq))
+        if sample_shape is None and len(seq):
+            sample_shape = numpy.asarray(seq).shape[1:]
+    sample_shape = sample_shape or ()
+    if maxlen is None:
+        maxlen = max(lengths) if lengths else 0
+    elif isinstance(maxlen, bool) or int(maxlen) < 0:
+        raise ValueError(f'pad_sequences: argument maxlen: expected an int >= 0, got {maxlen!r}')
+    maxlen = int(maxlen)
+    dt = numpy.dtype(dtype)
+    if isinstance(value, str) and dt.kind not in 'OSU':
+        raise ValueError(f'pad_sequences: value={value!r} is a string but dtype={dt} is not; '
+                         f'use dtype=object (or str) to pad text')
+    out = numpy.full((len(lengths), maxlen) + tuple(sample_shape), value, dtype=dt)
+    for i, seq in enumerate(sequences):
+        if not len(seq) or not maxlen:
+            continue
+        trunc = seq[-maxlen:] if truncating == 'pre' else seq[:maxlen]
+        trunc = numpy.asarray(trunc, dtype=dt)
+        if trunc.shape[1:] != tuple(sample_shape):
+            raise ValueError(f'pad_sequences: sequences[{i}] has elements of shape '
+                             f'{trunc.shape[1:]}, other sequences have elements of shape '
+                             f'{tuple(sample_shape)}')
+        if padding == 'post':
+            out[i, :len(trunc)] = trunc
+        else:
+            out[i, maxlen - len(trunc):] = trunc
+    return out
+
+
+def pack_x_y_sample_weight(x: Any, y: Any = None, sample_weight: Any = None) -> Any:
+    """Keras's ``data`` of one batch: ``x`` (or ``(x,)`` when ``x`` is a list or tuple),
+    ``(x, y)`` or ``(x, y, sample_weight)``."""
+    if y is None:
+        return (x,) if isinstance(x, (list, tuple)) else x
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
+
+
+def unpack_x_y_sample_weight(data: Any) -> tuple:
+    """``(x, y, sample_weight)`` from a batch ``data`` (missing parts are ``None``); a list is
+    read as a tuple, as Keras does."""
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if len(data) == 1:
+        return data[0], None, None
+    if len(data) == 2:
+        return data[0], data[1], None
+    if len(data) == 3:
+        return data[0], data[1], data[2]
+    raise ValueError(f'Data is expected to be in format `x`, `(x,)`, `(x, y)`, or '
+                     f'`(x, y, sample_weight)`, found a tuple of {len(data)} elements')
+
+
+class PyDataset:
+    """Base class of batch datasets for ``fit``/``evaluate``/``predict`` (Keras's
+    ``keras.utils.PyDataset``).
+
+    Subclasses implement ``__len__`` (the number of batches) and ``__getitem__(index)``
+    returning one batch: ``x``, ``(x, y)`` or ``(x, y, sample_weight)``. ``on_epoch_begin`` and
+    ``on_epoch_end`` are called around every pass.
+
+    Args:
+        workers, use_multiprocessing, max_queue_size: Accepted for compatibility; chainlet
+            reads the batches in the calling thread, in order.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.keras import utils
+        >>> class Squares(utils.PyDataset):
+        ...     def __init__(self, n, batch_size, **kwargs):
+        ...         super().__init__(**kwargs)
+        ...         self.x = np.arange(n, dtype=np.float32)[:, None]
+        ...         self.batch_size = batch_size
+        ...     def __len__(self):
+        ...         return -(-len(self.x) // self.batch_size)
+        ...     def __getitem__(self, i):
+        ...         x = self.x[i * self.batch_size:(i + 1) * self.batch_size]
+        ...         return x, x ** 2
+        >>> ds = Squares(5, 2, workers=4, use_multiprocessing=True)
+        >>> len(ds), ds[2][1].ravel().tolist()
+        (3, [16.0])
+    """
+
+    def __init__(self, workers: int = 1, use_multiprocessing: bool = False,
+                 max_queue_size: int = 10) -> None:
+        self._workers = workers
+        self._use_multiprocessing = use_multiprocessing
+        self._max_queue_size = max_queue_size
+
+    @property
+    def workers(self) -> int:
+        return self.__dict__.get('_workers', 1)
+
+    @workers.setter
+    def workers(self, value: int) -> None:
+        self._workers = value
+
+    @property
+    def use_multiprocessing(self) -> bool:
+        return self.__dict__.get('_use_multiprocessing', False)
+
+    @use_multiprocessing.setter
+    def use_multiprocessing(self, value: bool) -> None:
+        self._use_multiprocessing = value
+
+    @property
+    def max_queue_size(self) -> int:
+        return self.__dict__.get('_max_queue_size', 10)
+
+    @max_queue_size.setter
+    def max_queue_size(self, value: int) -> None:
+        self._max_queue_size = value
+
+    def __getitem__(self, index: int) -> Any:
+        raise TypeError(f'{type(self).__name__} must implement __getitem__(index)')
+
+    def __len__(self) -> int:
+        raise TypeError(f'{type(self).__name__} must implement __len__()')
+
+    @property
+    def num_batches(self) -> Optional[int]:
+        """Number of batches (``len(self)``)."""
+        return len(self)
+
+    def on_epoch_begin(self) -> None:
+        """Called before every pass."""
+
+    def on_epoch_end(self) -> None:
+        """Called after every pass (e.g. to shuffle)."""
+
+
+# Keras 2's name.
+Sequence = PyDataset
 
 
 # ----------------------------------------------------------------- summary
@@ -251,4 +433,6 @@ def plot_model(model: Any, to_file: str = 'model.dot', show_shapes: bool = False
     return dot
 
 
-__all__ = ['to_categorical', 'set_random_seed', 'print_summary', 'model_to_dot', 'plot_model']
+__all__ = ['to_categorical', 'set_random_seed', 'print_summary', 'model_to_dot', 'plot_model',
+           'pad_sequences', 'pack_x_y_sample_weight', 'unpack_x_y_sample_weight', 'PyDataset',
+           'Sequence']

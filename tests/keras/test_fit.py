@@ -36,9 +36,9 @@ def test_epoch_loss_is_mean_over_samples_and_last_partial_batch_used():
     seen = []
     original = model.train_step
 
-    def spy(bx, ys, sws=None):
-        seen.append(len(bx))
-        return original(bx, ys, sws)
+    def spy(data):
+        seen.append(len(data[0]))
+        return original(data)
     model.__dict__['train_step'] = spy
     hist = model.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
     assert seen == [4, 4, 2]
@@ -55,9 +55,9 @@ def test_validation_split_takes_last_rows_before_shuffling():
     seen_val = []
     original = model.test_step
 
-    def spy(bx, ys, sws=None):
-        seen_val.append(np.array(bx))
-        return original(bx, ys, sws)
+    def spy(data):
+        seen_val.append(np.array(data[0]))
+        return original(data)
     model.__dict__['test_step'] = spy
     model.fit(x, y, batch_size=100, epochs=1, validation_split=0.25, verbose=0)
     # N - floor(N * 0.75) = 10 - 7 = 3 rows, the last ones
@@ -82,9 +82,9 @@ def test_shuffle_batch_keeps_chunks_together():
     batches = []
     original = model.train_step
 
-    def spy(bx, ys, sws=None):
-        batches.append(np.array(bx)[:, 0] // 2)
-        return original(bx, ys, sws)
+    def spy(data):
+        batches.append(np.array(data[0])[:, 0] // 2)
+        return original(data)
     model.__dict__['train_step'] = spy
     np.random.seed(3)
     model.fit(x, y, batch_size=4, epochs=3, shuffle='batch', verbose=0)
@@ -108,7 +108,9 @@ def test_history_keys_and_metrics():
     model.compile('adam', 'sparse_categorical_crossentropy', metrics=['accuracy'])
     hist = model.fit(x, labels, epochs=2, validation_split=0.25, verbose=0)
     assert sorted(hist.history) == ['accuracy', 'loss', 'val_accuracy', 'val_loss']
-    assert isinstance(model.metrics[0], keras.metrics.SparseCategoricalAccuracy)
+    # Keras 3: the loss tracker, then the compiled metrics as one metric
+    assert [m.name for m in model.metrics] == ['loss', 'compile_metrics']
+    assert isinstance(model.metrics[1].metrics[0], keras.metrics.SparseCategoricalAccuracy)
     loss, acc = model.evaluate(x, labels, verbose=0)
     pred = model.predict(x, verbose=0)
     assert acc == pytest.approx(np.mean(pred.argmax(1) == labels))
@@ -259,7 +261,7 @@ def test_train_test_on_batch_and_not_compiled():
     assert np.isfinite(loss) and np.isfinite(mae)
     assert sorted(model.test_on_batch(np.ones((2, 2)), np.ones((2, 1)),
                                       return_dict=True)) == ['loss', 'mae']
-    assert model.metrics_names == ['loss', 'mae']
+    assert model.metrics_names == ['loss', 'compile_metrics']   # as Keras 3
 
 
 def test_keras_model_in_define_by_run_loop_with_chainlet_optimizer():

@@ -25,6 +25,7 @@ import numpy
 import chainlet
 from chainlet import Variable, backend
 from chainlet.keras.engine.tree import flatten
+from chainlet.keras.utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 
 
 def _is_array_like(x: Any) -> bool:
@@ -72,6 +73,10 @@ class _Data:
         self.ys = model._target_list(y, where) if y is not None else None
         self.sws = model._per_output(sample_weight, 'sample_weight') \
             if sample_weight is not None else None
+        # Batches give y (and sample weights) back in the structure the user used: one array
+        # for a single output, else a list in output order or a dict by output name.
+        self.y_names = model._output_names_list(len(self.ys)) \
+            if isinstance(y, dict) and self.ys is not None else None
         self.xs = [model._cast_input_array(i, a) for i, a in enumerate(self.xs)]
         counts = {'x': sorted({len(a) for a in self.xs if getattr(a, 'ndim', 0)})}
         if self.ys is not None:
@@ -95,6 +100,7 @@ class _Data:
                                                for a in self.ys]
         new.sws = None if self.sws is None else [None if a is None else a[start:stop]
                                                  for a in self.sws]
+        new.y_names = self.y_names
         new.n = stop - start
         return new
 
@@ -118,22 +124,37 @@ class _Data:
                 index = order[start:start + batch_size]
             yield self._take(index, xp)
 
-    def _take(self, index: Any, xp: Any) -> tuple:
+    def _take(self, index: Any, xp: Any) -> Any:
+        """The Keras ``data`` of one batch: ``x``, ``(x, y)`` or ``(x, y, sample_weight)``."""
         conv = xp.asarray
         x = _pack(self.x_template, [conv(a[index]) for a in self.xs])
-        ys = None if self.ys is None else [None if a is None else conv(a[index])
-                                           for a in self.ys]
-        sws = None if self.sws is None else [None if a is None else conv(a[index])
-                                             for a in self.sws]
-        return x, ys, sws
+        if self.ys is None:
+            return pack_x_y_sample_weight(x)
+        y = self._structure([None if a is None else conv(a[index]) for a in self.ys])
+        if self.sws is None:
+            return (x, y)
+        return (x, y, self._structure([None if a is None else conv(a[index])
+                                       for a in self.sws]))
+
+    def _structure(self, arrays: list) -> Any:
+        if self.y_names is not None:
+            return dict(zip(self.y_names, arrays))
+        return arrays[0] if len(arrays) == 1 else arrays
 
     def num_batches(self, batch_size: int) -> int:
         return -(-self.n // batch_size)
 
 
+def _is_array_container(x: Any) -> bool:
+    return isinstance(x, (list, tuple, dict, str, numpy.ndarray, Variable)) or \
+        backend.is_array(x) or hasattr(x, '__array__')
+
+
 def _is_dataset(x: Any) -> bool:
+    """A chainlet dataset: indexable examples (not batches)."""
+    from chainlet.keras.utils import PyDataset
     return hasattr(x, '__getitem__') and hasattr(x, '__len__') and \
-        not isinstance(x, (list, tuple, dict, str, numpy.ndarray)) and not backend.is_array(x)
+        not isinstance(x, PyDataset) and not _is_array_container(x)
 
 
 def _is_iterator(x: Any) -> bool:
@@ -141,21 +162,68 @@ def _is_iterator(x: Any) -> bool:
     return isinstance(x, Iterator) or (hasattr(x, '__next__') and not _is_dataset(x))
 
 
+def _is_reiterable(x: Any) -> bool:
+    """A ``keras.utils.PyDataset`` or an iterable of batches that starts over at each
+    ``iter()`` (a PyTorch ``DataLoader``, any object with ``__iter__`` but no ``__next__``)."""
+    from chainlet.keras.utils import PyDataset
+    if isinstance(x, PyDataset):
+        return True
+    return hasattr(x, '__iter__') and not hasattr(x, '__next__') and \
+        not hasattr(x, '__getitem__') and not _is_array_container(x)
+
+
+class _Batches:
+    """A re-iterable source of batches: a new pass at every epoch, or, with
+    ``steps_per_epoch``, one pass continued across epochs until it runs out (as Keras)."""
+
+    def __init__(self, source: Any) -> None:
+        from chainlet.keras.utils import PyDataset
+        self.source = source
+        self.py_dataset = isinstance(source, PyDataset)
+        self._current: Any = None
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    def has_len(self) -> bool:
+        try:
+            len(self.source)
+        except TypeError:
+            return False
+        return True
+
+    def _new_iterator(self) -> Any:
+        if self.py_dataset:
+            ds = self.source
+            ds.on_epoch_begin()
+            return (ds[i] for i in range(len(ds)))
+        return iter(self.source)
+
+    def epoch(self, steps: Optional[int]):
+        """Yield the raw batches of one epoch."""
+        if steps is None or self._current is None:
+            self._current = self._new_iterator()
+        it, count = self._current, 0
+        while steps is None or count < steps:
+            try:
+                item = next(it)
+            except StopIteration:
+                self._current = None
+                break
+            yield item
+            count += 1
+        if self.py_dataset and (steps is None or self._current is None):
+            self.source.on_epoch_end()
+
+
 def _split_example_batch(batch: Any) -> tuple:
-    """``(x, y, sample_weight)`` from an iterator's item (a list of examples or a tuple)."""
+    """``(x, y, sample_weight)`` from an iterator's item: a list of example tuples (a chainlet
+    iterator), or Keras's ``x`` / ``(x,)`` / ``(x, y)`` / ``(x, y, sample_weight)`` (a list,
+    as PyTorch's ``DataLoader`` collates, reads like a tuple)."""
     if isinstance(batch, list) and batch and isinstance(batch[0], tuple):
         from chainlet.dataset.convert import concat_examples
         batch = concat_examples(batch)
-    if isinstance(batch, tuple):
-        if len(batch) == 1:
-            return batch[0], None, None
-        if len(batch) == 2:
-            return batch[0], batch[1], None
-        if len(batch) == 3:
-            return batch
-        raise ValueError(f'a data batch must be (x,), (x, y) or (x, y, sample_weight); got a '
-                         f'tuple of {len(batch)}')
-    return batch, None, None
+    return unpack_x_y_sample_weight(batch)
 
 
 class _Compiled:
@@ -164,9 +232,11 @@ class _Compiled:
     def __init__(self, losses: list, weights: list, metrics: list, names: list) -> None:
         self.losses = losses            # per output: Loss or None
         self.weights = weights          # per output: float
-        self.metrics = metrics          # list of (output_index, log_name, Metric)
+        self.metrics = metrics          # list of (output_index, log_name, Metric, weighted)
         self.output_names = names
         self.multi = len(names) > 1
+        # Keras's per-output loss trackers (``<output>_loss``), for several outputs only.
+        self.loss_trackers: list = []
 
 
 class _TrainCache:
@@ -184,6 +254,55 @@ class _TrainCache:
         return tuple((layer._trainable, len(layer._non_trainable_ids)) for layer in self.layers)
 
 
+def _compile_metrics_class() -> type:
+    from chainlet.keras import metrics as metrics_mod
+
+    class CompileMetrics(metrics_mod.Metric):
+        """The metrics given to ``compile``, as one metric named ``compile_metrics`` whose
+        result is a dict (as Keras 3); resolved at the first batch from the outputs."""
+
+        def __init__(self, model: Any) -> None:
+            super().__init__(name='compile_metrics')
+            self._model = model
+
+        @property
+        def metrics(self) -> list:
+            spec = self._model.__dict__.get('_compiled_spec')
+            return [] if spec is None else [m for _, _, m, _ in spec.metrics]
+
+        @property
+        def built(self) -> bool:
+            return self._model.__dict__.get('_compiled_spec') is not None
+
+        def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+            model = self._model
+            outs = model._outputs_list(y_pred)
+            ys = None if y_true is None else model._target_list(y_true, 'compute_metrics')
+            spec = model._resolve(ys, outs)
+            if ys is None:
+                return
+            sws = None if sample_weight is None else \
+                model._per_output(sample_weight, 'sample_weight')
+            for i, _, metric, weighted in spec.metrics:
+                if ys[i] is None:
+                    continue
+                sw = sws[i] if (weighted and sws is not None) else None
+                out = outs[i]
+                metric.update_state(ys[i], out.array if isinstance(out, Variable) else out, sw)
+
+        def result(self) -> dict:
+            spec = self._model.__dict__.get('_compiled_spec')
+            if spec is None:
+                return {}
+            return {name: m.result() for _, name, m, _ in spec.metrics}
+
+        def reset_state(self) -> None:
+            for m in self.metrics:
+                m.reset_state()
+
+    return CompileMetrics
+
+
 class Trainer:
     """Mixin giving ``Model`` its training methods."""
 
@@ -197,8 +316,10 @@ class Trainer:
         d['_compile_args'] = None
         d['_compiled_spec'] = None
         d['_train_cache'] = None
-        d['_loss_total'] = 0.0
-        d['_loss_count'] = 0
+        d['_loss_tracker'] = None
+        d['_compile_metrics'] = None
+        d['_metrics_cache'] = None
+        d['_compute_loss_has_training'] = None
 
     # ------------------------------------------------------------------ compile
 
@@ -212,7 +333,9 @@ class Trainer:
             optimizer: Name (``'sgd'``, ``'rmsprop'``, ``'adam'``, ``'adamw'``, ``'adagrad'``),
                 a ``keras.optimizers`` object or a chainlet optimizer.
             loss: Loss name, function or ``Loss``; for several outputs a list (by position) or
-                a dict (by output name); a single loss applies to every output.
+                a dict (by output name); a single loss applies to every output. May be left
+                out when the losses come from ``add_loss`` or an overridden
+                :meth:`compute_loss` / :meth:`train_step`.
             loss_weights: Weights of the per-output losses (list or dict).
             metrics: Metric names/functions/objects; a flat list applies to every output, a
                 list of lists or a dict gives them per output. ``'accuracy'`` is resolved
@@ -221,6 +344,7 @@ class Trainer:
             run_eagerly, steps_per_execution, jit_compile, auto_scale_loss: Accepted for
                 compatibility; chainlet always runs eagerly.
         """
+        from chainlet.keras import metrics as metrics_mod
         from chainlet.keras import optimizers
         d = self.__dict__
         d['optimizer'] = optimizers.get(optimizer)
@@ -229,7 +353,12 @@ class Trainer:
                               'weighted_metrics': weighted_metrics}
         d['_compiled_spec'] = None
         d['_train_cache'] = None
+        d['_loss_tracker'] = metrics_mod.Mean(name='loss')
+        d['_compile_metrics'] = None if metrics is None and weighted_metrics is None else \
+            _compile_metrics_class()(self)
+        d['_metrics_cache'] = None
         d['_compiled'] = True
+        d['stop_training'] = False
         if self.built or self.__dict__.get('_is_graph_network'):
             self.optimizer.build(self)
 
@@ -242,6 +371,11 @@ class Trainer:
         if not self._compiled:
             raise RuntimeError(f'Model "{self.name}": you must compile the model before '
                                f'{where}: call model.compile(optimizer, loss)')
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear the gradients of all weights (PyTorch's name for :meth:`cleargrads`, used by
+        Keras's PyTorch-backend training steps)."""
+        self.cleargrads()
 
     # --------------------------------------------------------------- structure
 
@@ -286,6 +420,15 @@ class Trainer:
         return a
 
     def _target_list(self, y: Any, where: str) -> list:
+        # compute_loss and compute_metrics both convert the same batch targets
+        last = self.__dict__.get('_last_targets')
+        if last is not None and last[0] is y:
+            return last[1]
+        out = self._target_list_uncached(y, where)
+        self.__dict__['_last_targets'] = (y, out)
+        return out
+
+    def _target_list_uncached(self, y: Any, where: str) -> list:
         n = self._num_outputs()
         if isinstance(y, dict):
             names = self._output_names_list(n or len(y))
@@ -354,9 +497,6 @@ class Trainer:
             return [value] * n
 
         loss_objs = [losses_mod.get(v) for v in per_output(args['loss'], 'loss', None)]
-        if all(v is None for v in loss_objs) and ys is not None:
-            raise ValueError(f'Model "{self.name}": no loss to optimize; pass loss= to '
-                             f'compile()')
         weights = [1.0 if w is None else float(w)
                    for w in per_output(args['loss_weights'], 'loss_weights', 1.0)]
         metrics: list = []
@@ -384,34 +524,196 @@ class Trainer:
                     name = m.name if n == 1 else f'{names[i]}_{m.name}'
                     metrics.append((i, name, m, weighted))
         spec = _Compiled(loss_objs, weights, metrics, names)
+        if spec.multi:
+            spec.loss_trackers = [metrics_mod.Mean(name=f'{name}_loss')
+                                  for name, fn in zip(names, loss_objs) if fn is not None]
         self.__dict__['_compiled_spec'] = spec
+        self.__dict__['_metrics_cache'] = None
         return spec
+
+    # ---------------------------------------------------------------- metrics
+
+    def _tracked_metrics(self) -> list:
+        """Metric objects assigned as attributes of this model or of its (non-model) layers,
+        as Keras tracks them."""
+        from chainlet.keras import metrics as metrics_mod
+        own = {id(self._loss_tracker), id(self._compile_metrics)}
+        out, seen = [], set(own)
+        for layer in self._flatten_layers():
+            if layer is not self and isinstance(layer, Trainer):
+                continue
+            for value in layer.__dict__.values():
+                if isinstance(value, metrics_mod.Metric) and id(value) not in seen:
+                    seen.add(id(value))
+                    out.append(value)
+        return out
 
     @property
     def metrics(self) -> list:
-        """The metric objects (available once the model has seen data after compile)."""
-        spec = self._compiled_spec
-        return [] if spec is None else [m for _, _, m, _ in spec.metrics]
+        """Keras's list: the loss tracker (``Mean`` named ``loss``), the compiled metrics (one
+        ``compile_metrics`` metric whose result is a dict), the per-output loss trackers of a
+        multi-output model, then metrics assigned as attributes of the model and its layers.
+        """
+        d = self.__dict__
+        cached = d.get('_metrics_cache')
+        if cached is not None:
+            return list(cached)
+        out: list = []
+        if self._compiled:
+            out.append(self._loss_tracker)
+            if self._compile_metrics is not None:
+                out.append(self._compile_metrics)
+            spec = self._compiled_spec
+            if spec is not None:
+                out.extend(spec.loss_trackers)
+        out.extend(self._tracked_metrics())
+        d['_metrics_cache'] = out
+        return list(out)
 
     @property
     def metrics_names(self) -> list:
-        """``['loss', <metric names>...]``."""
-        spec = self._compiled_spec
-        names = ['loss']
-        if spec is not None:
-            if spec.multi:
-                names += [f'{n}_loss' for n, l in zip(spec.output_names, spec.losses)
-                          if l is not None]
-            names += [name for _, name, _, _ in spec.metrics]
+        """Names of :attr:`metrics` (``['loss', 'compile_metrics', ...]`` as Keras 3)."""
+        return [m.name for m in self.metrics]
+
+    def _flat_metric_names(self) -> list:
+        names: list = []
+        for m in self.metrics:
+            sub = getattr(m, 'metrics', None) if m is self._compile_metrics else None
+            if sub is not None:
+                spec = self._compiled_spec
+                names += [] if spec is None else [name for _, name, _, _ in spec.metrics]
+            else:
+                names.append(m.name)
         return names
 
     def reset_metrics(self) -> None:
-        """Reset the loss tracker and every metric."""
-        self.__dict__['_loss_total'] = 0.0
-        self.__dict__['_loss_count'] = 0
-        self.__dict__['_output_loss_totals'] = None
+        """Reset the state of every metric in :attr:`metrics` (the loss tracker included)."""
         for m in self.metrics:
             m.reset_state()
+
+    def get_metrics_result(self) -> dict:
+        """``{name: value}`` of every metric in :attr:`metrics` (a metric whose result is a
+        dict, such as ``compile_metrics``, contributes its entries)."""
+        out: dict = {}
+        d = self.__dict__
+        if d.get('_metrics_cache') is None or type(self).metrics is not Trainer.metrics:
+            metrics = self.metrics
+        else:
+            metrics = d['_metrics_cache']   # the list itself, not a copy, on the hot path
+        for m in metrics:
+            value = m.result()
+            if isinstance(value, dict):
+                out.update(value)
+            else:
+                out[m.name] = value
+        return out
+
+    def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict:
+        """Update the compiled metrics with one batch and return :meth:`get_metrics_result`.
+
+        Override to add metrics of your own (call ``super().compute_metrics(...)`` first).
+        """
+        if self._compile_metrics is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    # ------------------------------------------------------------------- loss
+
+    def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
+                     sample_weight: Any = None, training: bool = True) -> Variable:
+        """The total loss of one batch: the compiled losses (weighted by ``loss_weights``)
+        plus :attr:`losses` (``add_loss``, activity and weight regularizers).
+
+        Override it to compute the loss yourself; ``fit``/``evaluate`` call the override
+        (with or without its ``training`` argument). Per-output loss trackers are updated
+        here, as in Keras.
+
+        Args:
+            x: The batch's inputs (unused by this implementation).
+            y: Targets (an array, or a list/dict per output), or ``None``.
+            y_pred: The model's outputs for ``x``.
+            sample_weight: Sample weights (an array, or a list/dict per output), or ``None``.
+            training: Whether this is a training step (unused by this implementation).
+
+        Returns:
+            A scalar chainlet ``Variable``.
+
+        Raises:
+            ValueError: There is nothing to compute (no compiled loss and no added losses),
+                or the model has a compiled loss but ``y`` is ``None``.
+        """
+        outs = self._outputs_list(y_pred)
+        ys = None if y is None else self._target_list(y, 'compute_loss')
+        spec = self._resolve(ys, outs) if self._compiled else None
+        total = None
+        if spec is not None:
+            if ys is None:
+                if any(fn is not None for fn in spec.losses):
+                    raise ValueError(f'Model "{self.name}" was compiled with a loss, but no '
+                                     f'targets were given: pass y (or (x, y) batches), or '
+                                     f'compile without loss= to train on the losses added '
+                                     f'with add_loss only')
+            else:
+                sws = None if sample_weight is None else \
+                    self._per_output(sample_weight, 'sample_weight')
+                trackers = iter(spec.loss_trackers)
+                for i, loss_fn in enumerate(spec.losses):
+                    if loss_fn is None:
+                        continue
+                    tracker = next(trackers, None)
+                    if ys[i] is None:
+                        continue
+                    out = outs[i]
+                    sw = None if sws is None else sws[i]
+                    value = loss_fn(ys[i], out) if sw is None else loss_fn(ys[i], out, sw)
+                    if tracker is not None:
+                        tracker.update_state(value, sample_weight=_batch_size_of(x, outs))
+                    if spec.weights[i] != 1.0:
+                        value = value * spec.weights[i]
+                    total = value if total is None else total + value
+        for value in self._extra_losses(self.__dict__.get('_train_cache')):
+            total = value if total is None else total + value
+        if total is None:
+            raise ValueError(f'Model "{self.name}": no loss to compute. Provide a `loss` '
+                             f'argument in `compile()`, add losses with add_loss(), or '
+                             f'override compute_loss()')
+        return total
+
+    def _compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
+                      sample_weight: Any = None, training: bool = True) -> Variable:
+        """Call :meth:`compute_loss`, also an override written without ``training``."""
+        d = self.__dict__
+        has = d.get('_compute_loss_has_training')
+        if has is None:
+            import inspect
+            params = inspect.signature(self.compute_loss).parameters
+            has = 'training' in params or \
+                any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+            d['_compute_loss_has_training'] = has
+        if has:
+            return self.compute_loss(x, y, y_pred, sample_weight, training=training)
+        return self.compute_loss(x, y, y_pred, sample_weight)
+
+    def _extra_losses(self, cache: Optional[_TrainCache]) -> list:
+        layers = cache.layers if cache is not None else self._flatten_layers()
+        regularized = cache.regularized if cache is not None else [
+            (p, r) for layer in layers for p, r in layer._weight_regularizers]
+        out = [loss for layer in layers for loss in layer._call_losses]
+        out += [reg(p) for p, reg in regularized]
+        out = [v if isinstance(v, Variable) else Variable(
+            backend.get_array_module(v).asarray(v), requires_grad=False) for v in out]
+        return [v if v.ndim == 0 else chainlet.functions.sum(v) for v in out]
+
+    def _class_sample_weights(self, class_weight: dict, ys: list) -> list:
+        if len(ys) != 1:
+            raise ValueError('class_weight is only supported for models with a single output')
+        y = numpy.asarray(backend.to_cpu(ys[0]))
+        labels = y.argmax(axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else \
+            y.reshape(len(y), -1)[:, 0].round().astype(numpy.int64)
+        table = numpy.ones(int(max(max(class_weight) + 1, labels.max() + 1)), numpy.float32)
+        for k, v in class_weight.items():
+            table[int(k)] = v
+        return [table[labels]]
 
     # ------------------------------------------------------------------ steps
 
@@ -432,98 +734,24 @@ class Trainer:
                 rule.enabled = id(p) in trainable
         cache.signature = sig
 
-    def _compute_loss(self, spec: _Compiled, outs: list, ys: list, sws: Optional[list],
-                      cache: Optional[_TrainCache]) -> tuple:
-        total = None
-        per_output = []
-        if ys is None:
-            if any(fn is not None for fn in spec.losses):
-                raise ValueError(f'Model "{self.name}" was compiled with a loss, but no targets '
-                                 f'were given: pass y (or (x, y) batches), or compile without '
-                                 f'loss= to train on the losses added with add_loss only')
-            ys = [None] * len(spec.losses)
-        for i, loss_fn in enumerate(spec.losses):
-            if loss_fn is None or ys[i] is None:
-                per_output.append(None)
-                continue
-            sw = None if sws is None else sws[i]
-            value = loss_fn(ys[i], outs[i]) if sw is None else loss_fn(ys[i], outs[i], sw)
-            per_output.append(value)
-            if spec.weights[i] != 1.0:
-                value = value * spec.weights[i]
-            total = value if total is None else total + value
-        extra = self._extra_losses(cache)
-        for value in extra:
-            total = value if total is None else total + value
-        if total is None:
-            raise ValueError(f'Model "{self.name}": no loss to compute; the targets do not '
-                             f'match any output with a loss')
-        return total, per_output
+    def train_step(self, data: Any) -> dict:
+        """One training step on one batch ``data`` (``x``, ``(x, y)`` or
+        ``(x, y, sample_weight)``): forward with ``training=True``, :meth:`compute_loss`,
+        backward, one optimizer update, weight constraints; returns the metric logs
+        (:meth:`compute_metrics`).
 
-    def _extra_losses(self, cache: Optional[_TrainCache]) -> list:
-        layers = cache.layers if cache is not None else self._flatten_layers()
-        regularized = cache.regularized if cache is not None else [
-            (p, r) for layer in layers for p, r in layer._weight_regularizers]
-        out = [loss for layer in layers for loss in layer._call_losses]
-        out += [reg(p) for p, reg in regularized]
-        out = [v if isinstance(v, Variable) else Variable(
-            backend.get_array_module(v).asarray(v), requires_grad=False) for v in out]
-        return [v if v.ndim == 0 else chainlet.functions.sum(v) for v in out]
-
-    def _track(self, spec: _Compiled, loss: Variable, per_output: list, outs: list, ys: list,
-               sws: Optional[list], x: Any = None) -> None:
-        # Each batch's loss counts with its number of samples (as Keras's loss tracker), so the
-        # reported loss is the mean over samples, sample weights included, and a partial last
-        # batch is not over-weighted; a plain mean of batch means would be.
-        d = self.__dict__
-        n = _batch_size_of(x, outs)
-        d['_loss_total'] = d['_loss_total'] + loss.array * n
-        d['_loss_count'] += n
-        if spec.multi:
-            totals = d.get('_output_loss_totals') or [0.0] * len(per_output)
-            d['_output_loss_totals'] = [t if v is None else t + v.array * n
-                                        for t, v in zip(totals, per_output)]
-        for i, _, metric, weighted in spec.metrics:
-            if ys is None or ys[i] is None:
-                continue
-            sw = sws[i] if (weighted and sws is not None) else None
-            metric.update_state(ys[i], outs[i].array, sw)
-
-    def _logs(self) -> dict:
-        d = self.__dict__
-        count = d['_loss_count']
-        logs = {'loss': float(d['_loss_total']) / count if count else 0.0}
-        spec = self._compiled_spec
-        if spec is None:
-            return logs
-        totals = d.get('_output_loss_totals')
-        if spec.multi and totals is not None and count:
-            for name, t, fn in zip(spec.output_names, totals, spec.losses):
-                if fn is not None:
-                    logs[f'{name}_loss'] = float(t) / count
-        for _, name, metric, _ in spec.metrics:
-            logs[name] = float(metric.result())
-        return logs
-
-    def _class_sample_weights(self, class_weight: dict, ys: list) -> list:
-        if len(ys) != 1:
-            raise ValueError('class_weight is only supported for models with a single output')
-        y = numpy.asarray(backend.to_cpu(ys[0]))
-        labels = y.argmax(axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else \
-            y.reshape(len(y), -1)[:, 0].round().astype(numpy.int64)
-        table = numpy.ones(int(max(max(class_weight) + 1, labels.max() + 1)), numpy.float32)
-        for k, v in class_weight.items():
-            table[int(k)] = v
-        return [table[labels]]
-
-    def train_step(self, x: Any, ys: list, sws: Optional[list] = None) -> None:
-        """One define-by-run step: forward (``training=True``), loss, backward, update."""
-        outs = self._outputs_list(self(x, training=True))
-        spec = self._resolve(ys, outs)
+        Override it to customize ``fit`` (Keras's pattern): compute the loss, call
+        ``loss.backward()``, apply the gradients (``self.optimizer.apply(grads, weights)`` or
+        ``apply_gradients``), update the metrics and return ``{name: value}``.
+        """
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=True)
         cache = self._train_cache
         if cache is None:
             cache = self._prepare_train()
-        loss, per_output = self._compute_loss(spec, outs, ys, sws, cache)
+        loss = self._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                  training=True)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size_of(x, [y_pred]))
         self.cleargrads()
         loss.backward()
         grad_hook = self.__dict__.get('_grad_hook')
@@ -535,23 +763,39 @@ class Trainer:
             out = constraint(p.array)
             if out is not None and out is not p.array:
                 backend.copyto(p.array, _to_array(out))
-        self._track(spec, loss, per_output, outs, ys, sws, x)
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
-    def test_step(self, x: Any, ys: list, sws: Optional[list] = None) -> None:
-        """Forward in inference mode and update the loss tracker and metrics."""
-        with chainlet.no_backprop_mode():
-            outs = self._outputs_list(self(x, training=False))
-            spec = self._resolve(ys, outs)
-            loss, per_output = self._compute_loss(spec, outs, ys, sws, self._train_cache)
-        self._track(spec, loss, per_output, outs, ys, sws, x)
+    def test_step(self, data: Any) -> dict:
+        """Forward one batch in inference mode, update the loss tracker and the metrics and
+        return the logs (``evaluate`` runs it in no-backprop mode)."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False)
+        loss = self._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                  training=False)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size_of(x, [y_pred]))
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
-    def predict_step(self, x: Any) -> Any:
-        """Forward in inference mode, without building a graph; returns arrays."""
-        with chainlet.no_backprop_mode():
-            out = self(x, training=False)
-        return _map_arrays(out)
+    def predict_step(self, data: Any) -> Any:
+        """The model's outputs for one batch in inference mode (``predict`` runs it in
+        no-backprop mode and converts the outputs to NumPy)."""
+        x, _, _ = unpack_x_y_sample_weight(data)
+        return self(x, training=False)
 
-    # -------------------------------------------------------------------- fit
+    # ------------------------------------------------------------ logs helpers
+
+    def _epoch_logs(self, logs: Any) -> dict:
+        """Keras's rule: the model's metric results when the step returned the same keys
+        (the usual case), else the step's own logs; Python numbers either way."""
+        metric_logs = self.get_metrics_result()
+        if isinstance(logs, dict) and set(logs) == set(metric_logs):
+            return _pythonify(metric_logs)
+        return _pythonify(logs if logs is not None else metric_logs)
+
+    def _flatten_metrics_in_order(self, logs: dict) -> Any:
+        names = self._flat_metric_names()
+        results = [logs[n] for n in names if n in logs]
+        results += [logs[k] for k in sorted(logs) if k not in names]
+        return results[0] if len(results) == 1 else results
 
     def fit(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
             epochs: int = 1, verbose: Any = 'auto', callbacks: Any = None,
@@ -563,9 +807,12 @@ class Trainer:
         """Train for ``epochs`` epochs; returns a :class:`~chainlet.keras.callbacks.History`.
 
         Args:
-            x: Inputs: an array, a list or dict (by input name) of arrays, a chainlet dataset of
-                ``(x, y)`` examples, or an iterator of batches (a chainlet iterator, or a
-                generator of ``(x, y)`` / ``(x, y, sample_weight)`` tuples).
+            x: Inputs: an array, a list or dict (by input name) of arrays; a chainlet dataset of
+                ``(x, y)`` examples; an iterator of batches (a chainlet iterator, or a Python
+                generator of ``x`` / ``(x, y)`` / ``(x, y, sample_weight)``); a re-iterable
+                of such batches (a ``keras.utils.PyDataset``, a PyTorch ``DataLoader``: any
+                object with ``__iter__``), read anew at every epoch. Batches may hold NumPy
+                or CuPy arrays or any object with ``__array__`` (CPU torch tensors).
             y: Targets (array, or list/dict per output); ``None`` when ``x`` carries them.
             batch_size: Samples per batch (32). The last, partial batch is used too.
             epochs: Index of the last epoch (training runs ``initial_epoch..epochs-1``).
@@ -580,7 +827,8 @@ class Trainer:
             class_weight: ``{class: weight}`` turned into per-sample weights.
             sample_weight: Per-sample weights (array, or list/dict per output).
             initial_epoch: Epoch to start from (to resume training).
-            steps_per_epoch: Batches per epoch (needed for endless iterators).
+            steps_per_epoch: Batches per epoch (needed for endless iterators); a re-iterable
+                source is then read on across epochs and restarted when it runs out.
             validation_steps: Batches per validation (iterators).
             validation_batch_size: Batch size of validation (``batch_size`` by default).
             validation_freq: Validate every this many epochs (or at the epochs in a list).
@@ -604,7 +852,7 @@ class Trainer:
         plan = None
         if communicator is not None:
             from chainlet.distributed.keras_support import prepare_fit
-            if _is_dataset(x) or _is_iterator(x):
+            if not isinstance(self._make_source(x, y, sample_weight, 'fit'), _Data):
                 raise ValueError('fit: communicator= needs array inputs (x, y), got a dataset '
                                  'or an iterator')
             val_tuple = validation_data if isinstance(validation_data, tuple) else None
@@ -630,8 +878,9 @@ class Trainer:
             val_source = source.subset(n_train, source.n)
             source = source.subset(0, n_train)
         if class_weight is not None:
-            if not isinstance(source, _Data):
-                raise ValueError('fit: class_weight is only supported for array inputs')
+            if not isinstance(source, _Data) or source.ys is None:
+                raise ValueError('fit: class_weight is only supported for array inputs with '
+                                 'targets')
             source.sws = self._class_sample_weights(class_weight, source.ys) \
                 if source.sws is None else [s * c for s, c in zip(
                     source.sws, self._class_sample_weights(class_weight, source.ys))]
@@ -639,47 +888,63 @@ class Trainer:
             steps = source.num_batches(batch_size)
             if steps_per_epoch is not None:
                 steps = min(steps, int(steps_per_epoch))
+        elif steps_per_epoch is None and isinstance(source, _Batches) and source.has_len():
+            steps = len(source)
         else:
             steps = steps_per_epoch
         cbs = callbacks_mod.CallbackList(callbacks, add_history=True, add_progbar=verbose > 0,
                                          model=self, verbose=verbose, epochs=epochs,
                                          steps=steps)
         self.__dict__['_train_cache'] = None
+        self.__dict__['_metrics_cache'] = None
         self.stop_training = False
         begin_hooks = cbs.has_batch_hooks('on_train_batch_begin')
         end_hooks = cbs.has_batch_hooks('on_train_batch_end')
         xp = self.xp
         cbs.call('on_train_begin', {})
-        logs: dict = {}
+        epoch_logs: dict = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cbs.call('on_epoch_begin', epoch, {})
-            for step, (bx, bys, bsws) in enumerate(
+            logs = None
+            for step, data in enumerate(
                     self._iterate(source, batch_size, shuffle, xp, steps_per_epoch)):
                 if begin_hooks:
                     cbs.call('on_train_batch_begin', step, {})
-                self.train_step(bx, bys, bsws)
+                logs = self.train_step(data)
                 if end_hooks:
-                    cbs.call('on_train_batch_end', step, self._logs())
+                    cbs.call('on_train_batch_end', step, _pythonify(logs))
                 if self.stop_training:
                     break
-            logs = self._logs()
+            epoch_logs = self._epoch_logs(logs)
             if val_source is not None and _should_validate(epoch, validation_freq):
                 val_logs = self._run_evaluation(val_source, validation_batch_size or batch_size,
                                                 validation_steps, cbs)
-                logs.update({f'val_{k}': v for k, v in val_logs.items()})
+                epoch_logs.update({f'val_{k}': v for k, v in val_logs.items()})
             if plan is not None:
-                logs = plan.average_logs(logs)
-            cbs.call('on_epoch_end', epoch, logs)
+                epoch_logs = plan.average_logs(epoch_logs)
+            cbs.call('on_epoch_end', epoch, epoch_logs)
             if self.stop_training:
                 break
-        cbs.call('on_train_end', logs)
+        cbs.call('on_train_end', epoch_logs)
+        self.__dict__['_last_targets'] = None
         self.__dict__['history'] = cbs.history
         return cbs.history
 
     def _make_source(self, x: Any, y: Any, sample_weight: Any, where: str) -> Any:
         if x is None:
             raise ValueError(f'{where}: x is required')
+        if _is_reiterable(x) or _is_iterator(x) or _is_dataset(x):
+            if y is not None:
+                raise ValueError(f'{where}: y must not be given when x is a dataset, a '
+                                 f'generator or an iterable of batches (they yield the '
+                                 f'targets); got y of type {type(y).__name__}')
+            if sample_weight is not None:
+                raise ValueError(f'{where}: sample_weight must not be given when x is a '
+                                 f'dataset, a generator or an iterable of batches; yield '
+                                 f'(x, y, sample_weight) batches instead')
+        if _is_reiterable(x):
+            return _Batches(x)
         if _is_dataset(x):
             from chainlet.dataset.convert import concat_examples
             examples = [x[i] for i in range(len(x))]
@@ -688,8 +953,7 @@ class Trainer:
             batch = concat_examples(examples) if isinstance(examples[0], tuple) else \
                 (numpy.asarray(examples),)
             bx, by, bsw = _split_example_batch(tuple(batch))
-            return _Data(self, bx, by if y is None else y,
-                         bsw if sample_weight is None else sample_weight, where)
+            return _Data(self, bx, by, bsw, where)
         if _is_iterator(x):
             return x
         return _Data(self, x, y, sample_weight, where)
@@ -706,13 +970,33 @@ class Trainer:
 
     def _iterate(self, source: Any, batch_size: int, shuffle: Any, xp: Any,
                  steps: Optional[int]):
+        """Yield Keras ``data`` batches (``x``, ``(x, y)`` or ``(x, y, sample_weight)``)."""
         if isinstance(source, _Data):
             for i, batch in enumerate(source.batches(batch_size, shuffle, xp)):
                 if steps is not None and i >= steps:
                     return
                 yield batch
             return
+        if isinstance(source, _Batches):
+            for item in source.epoch(steps):
+                yield self._convert_batch(item, xp)
+            return
         yield from self._iterate_iterator(source, xp, steps)
+
+    def _convert_batch(self, item: Any, xp: Any) -> Any:
+        """An item of a generator or loader as a ``data`` tuple of arrays on ``xp``, inputs
+        cast as :meth:`_cast_input_array` does, the structure of ``y`` kept."""
+        bx, by, bsw = _split_example_batch(item)
+        bx = self._input_template(bx)
+        bx = _pack(bx, [xp.asarray(self._cast_input_array(i, _to_array(a)))
+                        for i, a in enumerate(flatten(bx))])
+
+        def conv(v: Any) -> Any:
+            if v is None:
+                return None
+            return _pack(v, [None if a is None else xp.asarray(_to_array(a))
+                             for a in flatten(v)])
+        return pack_x_y_sample_weight(bx, conv(by), conv(bsw))
 
     def _iterate_iterator(self, it: Any, xp: Any, steps: Optional[int]):
         from chainlet.dataset.iterator import Iterator
@@ -724,15 +1008,7 @@ class Trainer:
                 if isinstance(it, Iterator) and hasattr(it, 'reset'):
                     it.reset()
                 return
-            bx, by, bsw = _split_example_batch(item)
-            bx = self._input_template(bx)
-            bx = _pack(bx, [xp.asarray(self._cast_input_array(i, _to_array(a)))
-                            for i, a in enumerate(flatten(bx))])
-            ys = None if by is None else [None if a is None else xp.asarray(a)
-                                          for a in self._target_list(by, 'fit')]
-            sws = None if bsw is None else [None if a is None else xp.asarray(a)
-                                            for a in self._per_output(bsw, 'sample_weight')]
-            yield bx, ys, sws
+            yield self._convert_batch(item, xp)
             count += 1
             if isinstance(it, Iterator) and getattr(it, 'is_new_epoch', False) and steps is None:
                 return
@@ -741,37 +1017,34 @@ class Trainer:
 
     def _run_evaluation(self, source: Any, batch_size: int, steps: Optional[int],
                         cbs: Any) -> dict:
-        # Validation and evaluate share the trackers of training, so save the training ones.
-        d = self.__dict__
-        saved = (d['_loss_total'], d['_loss_count'], d.get('_output_loss_totals'),
-                 [(m.__dict__.copy()) for m in self.metrics])
         self.reset_metrics()
         cbs.call('on_test_begin', {})
         begin = cbs.has_batch_hooks('on_test_batch_begin')
         end = cbs.has_batch_hooks('on_test_batch_end')
-        for step, (bx, bys, bsws) in enumerate(self._iterate(source, batch_size, False,
-                                                             self.xp, steps)):
+        logs = None
+        for step, data in enumerate(self._iterate(source, batch_size, False, self.xp, steps)):
             if begin:
                 cbs.call('on_test_batch_begin', step, {})
-            self.test_step(bx, bys, bsws)
+            with chainlet.no_backprop_mode():
+                logs = self.test_step(data)
             if end:
-                cbs.call('on_test_batch_end', step, self._logs())
-        logs = self._logs()
+                cbs.call('on_test_batch_end', step, _pythonify(logs))
+        logs = self._epoch_logs(logs)
+        self.__dict__['_last_targets'] = None
         cbs.call('on_test_end', logs)
-        d['_loss_total'], d['_loss_count'], d['_output_loss_totals'] = saved[:3]
-        for m, state in zip(self.metrics, saved[3]):
-            m.__dict__.update(state)
         return logs
 
     def evaluate(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
                  verbose: Any = 'auto', sample_weight: Any = None, steps: Optional[int] = None,
                  callbacks: Any = None, return_dict: bool = False, **kwargs: Any) -> Any:
         """Loss and metrics in inference mode (the loss is the mean over all samples, with
-        their sample weights, as Keras; not a mean of per-batch means).
+        their sample weights, as Keras; not a mean of per-batch means). ``x`` takes the same
+        kinds of data as :meth:`fit`.
 
         Returns:
-            The loss alone when there are no metrics, else ``[loss, metric...]`` in
-            :attr:`metrics_names` order; a dict with ``return_dict=True``.
+            The loss alone when there are no metrics, else ``[loss, metric...]`` (the order
+            of :attr:`metrics`, compiled metrics in compile order); a dict with
+            ``return_dict=True``.
         """
         from chainlet.keras import callbacks as callbacks_mod
         self._require_compiled('evaluating')
@@ -779,18 +1052,23 @@ class Trainer:
             raise TypeError(f'evaluate: unexpected keyword argument(s) {sorted(kwargs)}')
         batch_size = _check_batch_size('evaluate', batch_size, 32)
         source = self._make_source(x, y, sample_weight, 'evaluate')
+        self.__dict__['_metrics_cache'] = None
         cbs = callbacks_mod.CallbackList(callbacks, model=self, verbose=_verbose(verbose),
                                          epochs=1, steps=steps)
         logs = self._run_evaluation(source, batch_size, steps, cbs)
-        return _format_result(logs, self.metrics_names, return_dict)
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict(self, x: Any, batch_size: Optional[int] = None, verbose: Any = 'auto',
                 steps: Optional[int] = None, callbacks: Any = None) -> Any:
         """Outputs for ``x`` in inference mode (dropout off, running statistics), as NumPy
-        arrays concatenated over batches, in the structure of the model's outputs."""
+        arrays concatenated over batches, in the structure of the model's outputs. ``x``
+        takes the same kinds of data as :meth:`fit` (targets in the batches are ignored)."""
         from chainlet.keras import callbacks as callbacks_mod
         batch_size = _check_batch_size('predict', batch_size, 32)
-        source = self._make_source(x, None, None, 'predict')
+        if _is_reiterable(x) or _is_iterator(x) or _is_dataset(x):
+            source = self._make_source(x, None, None, 'predict')
+        else:
+            source = _Data(self, x, None, None, 'predict')
         cbs = callbacks_mod.CallbackList(callbacks, model=self, verbose=_verbose(verbose),
                                          epochs=1, steps=steps)
         cbs.call('on_predict_begin', {})
@@ -798,11 +1076,11 @@ class Trainer:
         end = cbs.has_batch_hooks('on_predict_batch_end')
         chunks: list = []
         template = None
-        for step, (bx, _, _) in enumerate(self._iterate(source, batch_size, False, self.xp,
-                                                        steps)):
+        for step, data in enumerate(self._iterate(source, batch_size, False, self.xp, steps)):
             if begin:
                 cbs.call('on_predict_batch_begin', step, {})
-            out = self.predict_step(bx)
+            with chainlet.no_backprop_mode():
+                out = _map_arrays(self.predict_step(data))
             template = out
             chunks.append([backend.to_cpu(a) for a in flatten(out)])
             if end:
@@ -825,26 +1103,30 @@ class Trainer:
             weights = self._class_sample_weights(class_weight, data.ys)
             data.sws = weights if data.sws is None else \
                 [s * c for s, c in zip(data.sws, weights)]
-        bx, bys, bsws = data._take(slice(None), self.xp)
+        batch = data._take(slice(None), self.xp)
+        self.__dict__['_metrics_cache'] = None
         self.reset_metrics()
-        self.train_step(bx, bys, bsws)
-        return _format_result(self._logs(), self.metrics_names, return_dict)
+        logs = self._epoch_logs(self.train_step(batch))
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
                       return_dict: bool = False) -> Any:
         """Loss and metrics of one batch in inference mode."""
         self._require_compiled('evaluating')
         data = _Data(self, x, y, sample_weight, 'test_on_batch')
-        bx, bys, bsws = data._take(slice(None), self.xp)
+        batch = data._take(slice(None), self.xp)
+        self.__dict__['_metrics_cache'] = None
         self.reset_metrics()
-        self.test_step(bx, bys, bsws)
-        return _format_result(self._logs(), self.metrics_names, return_dict)
+        with chainlet.no_backprop_mode():
+            logs = self._epoch_logs(self.test_step(batch))
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict_on_batch(self, x: Any) -> Any:
         """Outputs for one batch, as NumPy arrays."""
         data = _Data(self, x, None, None, 'predict_on_batch')
-        bx, _, _ = data._take(slice(None), self.xp)
-        return _map_arrays(self.predict_step(bx), to_cpu=True)
+        with chainlet.no_backprop_mode():
+            out = self.predict_step(data._take(slice(None), self.xp))
+        return _map_arrays(out, to_cpu=True)
 
     # ------------------------------------------------------------ weights I/O
 
@@ -1042,11 +1324,23 @@ def _map_arrays(out: Any, to_cpu: bool = False) -> Any:
     return conv(out)
 
 
-def _format_result(logs: dict, names: list, return_dict: bool) -> Any:
-    if return_dict:
-        return logs
-    values = [logs[n] for n in names if n in logs]
-    return values[0] if len(values) == 1 else values
+def _pythonify(logs: Any) -> dict:
+    """Logs as Python numbers (0-d arrays and Variables become floats, other arrays NumPy), a
+    nested dict (such as ``compile_metrics``' result) flattened into the top level."""
+    out: dict = {}
+    if not logs:
+        return out
+    for key, value in logs.items():
+        if isinstance(value, dict):
+            out.update(_pythonify(value))
+            continue
+        if isinstance(value, Variable):
+            value = value.array
+        if backend.is_array(value) or isinstance(value, (numpy.ndarray, numpy.generic)):
+            value = numpy.asarray(backend.to_cpu(value))
+            value = float(value) if value.size == 1 else value
+        out[key] = value
+    return out
 
 
 def _check_batch_size(where: str, batch_size: Any, default: int) -> int:

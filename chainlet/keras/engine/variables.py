@@ -17,7 +17,7 @@ Example:
     >>> import numpy as np
     >>> from chainlet import keras
     >>> v = keras.Variable(np.zeros(3, np.float32), name='acc')
-    >>> v.assign_add([1, 2, 3]); v.assign_sub(1.0)
+    >>> _ = v.assign_add([1, 2, 3]).assign_sub(1.0)
     >>> v.numpy()
     array([0., 1., 2.], dtype=float32)
     >>> v.shape, v.trainable, v.path

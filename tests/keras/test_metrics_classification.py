@@ -1,0 +1,263 @@
+"""Confusion-matrix metrics (TP/FP/TN/FN, Precision, Recall, AUC), MAPE and the other metric
+classes, against NumPy references written here."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chainlet import keras
+
+M = keras.metrics
+
+
+def _counts(t, p, thr, w=None):
+    p = np.asarray(p, np.float64)
+    w = np.ones_like(p) if w is None else np.broadcast_to(np.asarray(w, np.float64), p.shape)
+    t, p, w = np.asarray(t, bool).ravel(), p.ravel(), w.ravel()
+    pos = p > thr
+    return (np.sum(w * (pos & t)), np.sum(w * (pos & ~t)), np.sum(w * (~pos & ~t)),
+            np.sum(w * (~pos & t)))
+
+
+@pytest.fixture
+def batches():
+    rng = np.random.default_rng(0)
+    return [(rng.integers(0, 2, (16, 3)), rng.random((16, 3)), rng.random(16))
+            for _ in range(3)]
+
+
+@pytest.mark.parametrize('cls,cell', [(M.TruePositives, 0), (M.FalsePositives, 1),
+                                      (M.TrueNegatives, 2), (M.FalseNegatives, 3)])
+def test_confusion_counts_accumulate_with_thresholds_and_weights(batches, cls, cell):
+    m = cls()
+    multi = cls(thresholds=[0.25, 0.5, 0.9])
+    weighted = cls(thresholds=0.3)
+    for t, p, w in batches:
+        m.update_state(t, p)
+        multi.update_state(t, p)
+        weighted.update_state(t, p, sample_weight=w[:, None])
+    t = np.concatenate([b[0] for b in batches])
+    p = np.concatenate([b[1] for b in batches])
+    w = np.concatenate([b[2] for b in batches])[:, None]
+    assert m.result() == pytest.approx(_counts(t, p, 0.5)[cell])
+    np.testing.assert_allclose(multi.result(), [_counts(t, p, th)[cell]
+                                                for th in (0.25, 0.5, 0.9)], rtol=1e-6)
+    assert weighted.result() == pytest.approx(_counts(t, p, 0.3, w)[cell])
+    m.reset_state()
+    assert m.result() == 0.0
+
+
+def test_precision_recall_against_counts(batches):
+    prec, rec = M.Precision(), M.Recall()
+    prec2 = M.Precision(thresholds=[0.2, 0.7])
+    for t, p, _ in batches:
+        prec.update_state(t, p)
+        rec.update_state(t, p)
+        prec2.update_state(t, p)
+    t = np.concatenate([b[0] for b in batches])
+    p = np.concatenate([b[1] for b in batches])
+    tp, fp, _, fn = _counts(t, p, 0.5)
+    assert prec.result() == pytest.approx(tp / (tp + fp))
+    assert rec.result() == pytest.approx(tp / (tp + fn))
+    ref = [(lambda c: c[0] / (c[0] + c[1]))(_counts(t, p, th)) for th in (0.2, 0.7)]
+    np.testing.assert_allclose(prec2.result(), ref, rtol=1e-6)
+    # no predicted positive: 0, not NaN (Keras's divide_no_nan)
+    empty = M.Precision()
+    empty.update_state([1, 0], [0.1, 0.2])
+    assert empty.result() == 0.0
+
+
+def test_precision_class_id_and_top_k():
+    t = np.array([[0, 0, 1], [0, 1, 0], [1, 0, 0]])
+    p = np.array([[0.2, 0.6, 0.7], [0.1, 0.9, 0.8], [0.3, 0.2, 0.25]])
+    by_class = M.Precision(class_id=2)
+    by_class.update_state(t, p)
+    # class 2: predicted positive in rows 0 and 1, correct in row 0
+    assert by_class.result() == pytest.approx(0.5)
+    top1 = M.Precision(top_k=1)
+    top1.update_state(t, p)
+    # top-1 predictions: class 2, class 1, class 0: all correct
+    assert top1.result() == pytest.approx(1.0)
+    rec_top1 = M.Recall(top_k=1)
+    rec_top1.update_state(t, p)
+    assert rec_top1.result() == pytest.approx(1.0)
+
+
+def _auc_reference(t, p, num_thresholds, curve, method='interpolation'):
+    t = np.asarray(t, bool).ravel()
+    p = np.asarray(p, np.float64).ravel()
+    thr = [-1e-7] + [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)] + \
+        [1 + 1e-7]
+    c = np.array([_counts(t, p, th) for th in thr])
+    tp, fp, tn, fn = c.T
+    if curve == 'PR' and method == 'interpolation':
+        total = 0.0
+        for i in range(len(thr) - 1):
+            dtp = tp[i] - tp[i + 1]
+            p0, p1 = tp[i] + fp[i], tp[i + 1] + fp[i + 1]
+            slope = dtp / (p0 - p1) if p0 - p1 > 0 else 0.0
+            intercept = tp[i + 1] - slope * p1
+            ratio = p0 / p1 if p0 > 0 and p1 > 0 else 1.0
+            denom = tp[i + 1] + fn[i + 1]
+            if denom > 0:
+                total += slope * (dtp + intercept * np.log(ratio)) / denom
+        return total
+    rec = np.where(tp + fn > 0, tp / np.maximum(tp + fn, 1e-300), 0.0)
+    if curve == 'ROC':
+        x, y = np.where(fp + tn > 0, fp / np.maximum(fp + tn, 1e-300), 0.0), rec
+    else:
+        x, y = rec, np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1e-300), 0.0)
+    if method == 'interpolation':
+        h = (y[:-1] + y[1:]) / 2
+    elif method == 'minoring':
+        h = np.minimum(y[:-1], y[1:])
+    else:
+        h = np.maximum(y[:-1], y[1:])
+    return float(np.sum((x[:-1] - x[1:]) * h))
+
+
+@pytest.mark.parametrize('curve', ['ROC', 'PR'])
+@pytest.mark.parametrize('method', ['interpolation', 'minoring', 'majoring'])
+def test_auc_matches_reference(batches, curve, method):
+    m = M.AUC(num_thresholds=50, curve=curve, summation_method=method)
+    for t, p, _ in batches:
+        m.update_state(t, p)
+    t = np.concatenate([b[0] for b in batches])
+    p = np.concatenate([b[1] for b in batches])
+    assert m.result() == pytest.approx(_auc_reference(t, p, 50, curve, method), rel=1e-6)
+
+
+def test_auc_roc_approaches_the_exact_area():
+    rng = np.random.default_rng(3)
+    t = rng.integers(0, 2, 2000)
+    p = np.clip(0.3 * t + rng.random(2000) * 0.7, 0, 1)
+    m = M.AUC(num_thresholds=1000)
+    m.update_state(t, p)
+    pos, neg = p[t == 1], p[t == 0]
+    exact = np.mean(pos[:, None] > neg[None, :]) + 0.5 * np.mean(pos[:, None] == neg[None, :])
+    assert m.result() == pytest.approx(exact, abs=2e-3)
+
+
+def test_auc_from_logits_multi_label_and_errors():
+    rng = np.random.default_rng(4)
+    t = rng.integers(0, 2, (40, 2))
+    logits = rng.normal(size=(40, 2))
+    a = M.AUC(from_logits=True, num_thresholds=30)
+    b = M.AUC(num_thresholds=30)
+    a.update_state(t, logits)
+    b.update_state(t, 1 / (1 + np.exp(-logits)))
+    assert a.result() == pytest.approx(b.result())
+    ml = M.AUC(num_thresholds=30, multi_label=True)
+    ml.update_state(t, 1 / (1 + np.exp(-logits)))
+    per = [_auc_reference(t[:, j], 1 / (1 + np.exp(-logits[:, j])), 30, 'ROC')
+           for j in range(2)]
+    assert ml.result() == pytest.approx(np.mean(per), rel=1e-6)
+    weighted = M.AUC(num_thresholds=30, multi_label=True, label_weights=[1.0, 3.0])
+    weighted.update_state(t, 1 / (1 + np.exp(-logits)))
+    assert weighted.result() == pytest.approx((per[0] + 3 * per[1]) / 4, rel=1e-6)
+    with pytest.raises(ValueError, match='curve'):
+        M.AUC(curve='XY')
+    with pytest.raises(ValueError, match='num_thresholds'):
+        M.AUC(num_thresholds=1)
+    with pytest.raises(ValueError, match='summation_method'):
+        M.AUC(summation_method='simpson')
+    assert M.AUC().result() == 0.0
+
+
+def test_auc_and_precision_in_fit_logs():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(64, 3)).astype(np.float32)
+    y = (x[:, :1] > 0).astype(np.float32)
+    model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(1,
+                                                                          activation='sigmoid')])
+    model.compile('adam', 'binary_crossentropy', metrics=['auc', 'precision', M.Recall()])
+    hist = model.fit(x, y, epochs=2, batch_size=16, verbose=0)
+    assert sorted(hist.history) == ['auc', 'loss', 'precision', 'recall']
+    logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    pred = model.predict(x, verbose=0)
+    tp, fp, _, fn = _counts(y, pred, 0.5)
+    assert logs['precision'] == pytest.approx(tp / (tp + fp) if tp + fp else 0.0)
+    assert logs['recall'] == pytest.approx(tp / (tp + fn) if tp + fn else 0.0)
+    assert logs['auc'] == pytest.approx(_auc_reference(y, pred, 200, 'ROC'), rel=1e-5)
+
+
+def test_mape_and_regression_metrics():
+    t = np.array([[1.0, 2.0], [4.0, -1.0]], np.float32)
+    p = np.array([[1.5, 2.0], [3.0, 0.0]], np.float32)
+    m = M.MeanAbsolutePercentageError()
+    m.update_state(t, p)
+    assert m.result() == pytest.approx(100 * np.mean(np.abs(t - p) / np.abs(t)), rel=1e-6)
+    zero = M.mape(np.zeros((1, 1)), np.ones((1, 1)))
+    assert zero[0] == pytest.approx(100 / 1e-7)          # denominator floored at 1e-7
+    rmse = M.RootMeanSquaredError()
+    rmse.update_state(t, p)
+    assert rmse.result() == pytest.approx(np.sqrt(np.mean((t - p) ** 2)), rel=1e-6)
+    msle = M.MeanSquaredLogarithmicError()
+    msle.update_state(np.abs(t), np.abs(p))
+    ref = np.mean((np.log1p(np.maximum(np.abs(p), 1e-7)) -
+                   np.log1p(np.maximum(np.abs(t), 1e-7))) ** 2)
+    assert msle.result() == pytest.approx(ref, rel=1e-5)
+    cos = M.CosineSimilarity()
+    cos.update_state(t, p)
+    ref = np.mean(np.sum(t * p, -1) / np.linalg.norm(t, axis=-1) / np.linalg.norm(p, axis=-1))
+    assert cos.result() == pytest.approx(ref, rel=1e-5)
+    lc = M.LogCoshError()
+    lc.update_state(t, p)
+    assert lc.result() == pytest.approx(np.mean(np.log(np.cosh(p - t))), rel=1e-5)
+    po = M.Poisson()
+    po.update_state(np.abs(t), np.abs(p))
+    assert po.result() == pytest.approx(np.mean(np.abs(p) - np.abs(t) *
+                                                np.log(np.abs(p) + 1e-7)), rel=1e-5)
+    sh = M.SquaredHinge()
+    sh.update_state(np.array([[0.0, 1.0]]), np.array([[0.3, 0.4]]))
+    assert sh.result() == pytest.approx(np.mean(np.maximum(1 - np.array([-1, 1]) *
+                                                           np.array([0.3, 0.4]), 0) ** 2))
+
+
+def test_crossentropy_metrics_match_the_losses():
+    rng = np.random.default_rng(6)
+    p = rng.dirichlet(np.ones(3), 5).astype(np.float32)
+    labels = rng.integers(0, 3, 5)
+    onehot = np.eye(3, dtype=np.float32)[labels]
+    cce, scce = M.CategoricalCrossentropy(), M.SparseCategoricalCrossentropy()
+    cce.update_state(onehot, p)
+    scce.update_state(labels, p)
+    ref = -np.mean(np.log(p[np.arange(5), labels]))
+    assert cce.result() == pytest.approx(ref, rel=1e-5)
+    assert scce.result() == pytest.approx(ref, rel=1e-5)
+    bce = M.BinaryCrossentropy(from_logits=True)
+    z = rng.normal(size=(5, 1)).astype(np.float32)
+    tb = rng.integers(0, 2, (5, 1)).astype(np.float32)
+    bce.update_state(tb, z)
+    s = 1 / (1 + np.exp(-z))
+    assert bce.result() == pytest.approx(-np.mean(tb * np.log(s) + (1 - tb) * np.log(1 - s)),
+                                         rel=1e-5)
+
+
+def test_metric_names_and_get():
+    for name, cls in [('precision', M.Precision), ('recall', M.Recall), ('auc', M.AUC),
+                      ('AUC', M.AUC), ('true_positives', M.TruePositives),
+                      ('mape', M.MeanAbsolutePercentageError),
+                      ('root_mean_squared_error', M.RootMeanSquaredError)]:
+        assert isinstance(M.get(name), cls), name
+    assert M.get('mape').name == 'mape'
+    restored = M.deserialize(M.serialize(M.AUC(num_thresholds=7, curve='PR')))
+    assert restored.num_thresholds == 7 and restored.curve == 'PR'
+    restored = M.deserialize(M.serialize(M.Precision(thresholds=[0.1, 0.2], class_id=1)))
+    assert restored.thresholds == [0.1, 0.2] and restored.class_id == 1
+    with pytest.raises(ValueError, match='thresholds'):
+        M.TruePositives(thresholds=[1.5])
+
+
+def test_keras_metric_list_is_covered():
+    # the metric classes of keras.metrics that chainlet provides (see docs/keras.md for the
+    # ones it does not)
+    names = ['AUC', 'Accuracy', 'BinaryAccuracy', 'BinaryCrossentropy', 'CategoricalAccuracy',
+             'CategoricalCrossentropy', 'CosineSimilarity', 'FalseNegatives', 'FalsePositives',
+             'Hinge', 'KLDivergence', 'LogCoshError', 'Mean', 'MeanAbsoluteError',
+             'MeanAbsolutePercentageError', 'MeanMetricWrapper', 'MeanSquaredError',
+             'MeanSquaredLogarithmicError', 'Metric', 'Poisson', 'Precision', 'Recall',
+             'RootMeanSquaredError', 'SparseCategoricalAccuracy',
+             'SparseCategoricalCrossentropy', 'SparseTopKCategoricalAccuracy', 'SquaredHinge',
+             'Sum', 'TopKCategoricalAccuracy', 'TrueNegatives', 'TruePositives']
+    assert [n for n in names if not hasattr(M, n)] == []
