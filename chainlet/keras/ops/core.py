@@ -279,7 +279,74 @@ def associative_scan(f: Callable, elems: Any, reverse: bool = False, axis: int =
     return map_structure(back, stacked)
 
 
+class _CustomGradient(chainlet.FunctionNode):
+    """Runs ``fn`` without a graph; its ``grad_fn`` gives the input gradients."""
+
+    def __init__(self, fn: Callable, structure: list) -> None:
+        self.fn = fn
+        self.structure = structure  # the arguments, with None where a tensor goes
+        self.grad_fn: Any = None
+
+    def forward(self, inputs: tuple) -> tuple:
+        values = iter(Variable(a, requires_grad=False) for a in inputs)
+        args = [next(values) if s is None else s for s in self.structure]
+        with chainlet.no_backprop_mode():
+            y, self.grad_fn = self.fn(*args)
+        return (array_of(y),)
+
+    def backward(self, target_input_indexes: tuple, grad_outputs: tuple) -> tuple:
+        upstream = grad_outputs[0]
+        try:
+            grads = self.grad_fn(upstream=upstream)
+        except TypeError:  # grad(upstream) written with a positional argument
+            grads = self.grad_fn(upstream)
+        if not isinstance(grads, (list, tuple)):
+            grads = (grads,)
+        out = []
+        for g, x in zip(grads, self.inputs):
+            if g is None or isinstance(g, Variable):
+                out.append(g)
+                continue
+            if not chainlet.backend.is_array(g):
+                g = xp_of(upstream).asarray(g)
+            out.append(Variable(g.astype(x.dtype, copy=False), requires_grad=False))
+        return tuple(out)
+
+
+def custom_gradient(f: Callable) -> Callable:
+    """Decorator: ``f(*args)`` returns ``(y, grad)`` and ``grad(upstream=g)`` gives the
+    gradients of its float tensor arguments (one, or a tuple in order).
+
+    Example:
+        >>> import numpy as np, chainlet
+        >>> from chainlet.keras import ops
+        >>> @ops.custom_gradient
+        ... def clipped_identity(x):
+        ...     def grad(*args, upstream=None):
+        ...         return ops.clip(upstream, -1.0, 1.0)
+        ...     return x, grad
+        >>> x = chainlet.Variable(np.array([1.0, 2.0]))
+        >>> y = clipped_identity(x * 3)
+        >>> ops.sum(y * 10).backward(); x.grad
+        array([3., 3.])
+    """
+    def wrapper(*args: Any) -> Any:
+        if any(isinstance(a, KerasTensor) for a in args):
+            raise TypeError('keras.ops.custom_gradient: call the function on values, not on '
+                            'KerasTensors (wrap it in a layer)')
+        tensors = [a for a in args if isinstance(a, Variable) or
+                   (chainlet.backend.is_array(a) and a.dtype.kind == 'f')]
+        structure = [None if any(a is t for t in tensors) else a for a in args]
+        y = _CustomGradient(f, structure).apply(tuple(tensors))[0]
+        if not any(isinstance(a, Variable) for a in args):
+            return y.array
+        return y
+    wrapper.__name__ = getattr(f, '__name__', 'custom_gradient')
+    wrapper.__doc__ = f.__doc__
+    return wrapper
+
+
 __all__ = ['shape', 'dtype', 'is_tensor', 'cast', 'saturate_cast', 'convert_to_tensor',
            'convert_to_numpy', 'stop_gradient', 'unstack', 'slice', 'slice_update', 'scatter',
            'scatter_update', 'cond', 'switch', 'while_loop', 'fori_loop', 'map',
-           'vectorized_map', 'scan', 'associative_scan']
+           'vectorized_map', 'scan', 'associative_scan', 'custom_gradient']

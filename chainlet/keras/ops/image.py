@@ -157,4 +157,68 @@ def crop_images(images: Any, top_cropping: Optional[int] = None,
     return y[0] if single else y
 
 
-__all__ = ['resize', 'extract_patches', 'rgb_to_grayscale', 'pad_images', 'crop_images']
+@keras_op('images', module='image')
+def gaussian_blur(images: Any, kernel_size: Any = (3, 3), sigma: Any = (1.0, 1.0),
+                  data_format: Optional[str] = None) -> Any:
+    """Blur every channel with a normalized Gaussian kernel (zero padding, ``'same'`` output
+    size)."""
+    where = 'keras.ops.image.gaussian_blur'
+    fmt = normalize_data_format(data_format, where)
+    ksize = normalize_tuple(kernel_size, 2, 'kernel_size', where)
+    sig = (float(sigma),) * 2 if isinstance(sigma, (int, float)) else \
+        tuple(float(s) for s in sigma)
+    x, single = _batched(to_float(images), 'gaussian_blur')
+    x = _to_nchw(x, fmt)
+    c = x.shape[1]
+
+    def taps(k: int, s: float) -> numpy.ndarray:
+        t = numpy.arange(k) - (k - 1) / 2.0
+        w = numpy.exp(-0.5 * (t / s) ** 2)
+        return w / w.sum()
+    kernel = numpy.outer(taps(ksize[0], sig[0]), taps(ksize[1], sig[1]))
+    W = x.xp.asarray(numpy.broadcast_to(kernel, (c, 1) + ksize).astype(x.dtype))
+    pads = [same_padding(n, k, 1) for n, k in zip(x.shape[2:], ksize)]
+    x = F.pad(x, ((0, 0), (0, 0)) + tuple(pads))
+    y = F.convolution_nd(x, W, None, stride=1, pad=0, groups=c)
+    y = _from_nchw(y, fmt)
+    return y[0] if single else y
+
+
+def _channels(x: Any, fmt: str) -> tuple:
+    axis = -1 if fmt == 'channels_last' else x.ndim - 3
+    return axis, [x[(slice(None),) * (axis % x.ndim) + (i,)] for i in range(3)]
+
+
+@keras_op('images', module='image')
+def rgb_to_hsv(images: Any, data_format: Optional[str] = None) -> Any:
+    """RGB in [0, 1] to hue, saturation, value (each in [0, 1]); no gradient."""
+    fmt = normalize_data_format(data_format, 'keras.ops.image.rgb_to_hsv')
+    x = to_float(images).array
+    xp = numpy if isinstance(x, numpy.ndarray) else images.xp
+    axis, (r, g, b) = _channels(x, fmt)
+    v = xp.maximum(xp.maximum(r, g), b)
+    delta = v - xp.minimum(xp.minimum(r, g), b)
+    s = xp.where(v > 0, delta / xp.where(v > 0, v, 1), 0)
+    safe = xp.where(delta > 0, delta, 1)
+    h = xp.where(v == g, 2 + (b - r) / safe, 4 + (r - g) / safe)
+    h = xp.where(v == r, (g - b) / safe, h)
+    h = xp.where(delta > 0, (h / 6.0) % 1.0, 0)
+    return xp.stack([h, s, v], axis=axis).astype(x.dtype)
+
+
+@keras_op('images', module='image')
+def hsv_to_rgb(images: Any, data_format: Optional[str] = None) -> Any:
+    """Hue, saturation, value (each in [0, 1]) to RGB; no gradient."""
+    fmt = normalize_data_format(data_format, 'keras.ops.image.hsv_to_rgb')
+    x = to_float(images).array
+    xp = numpy if isinstance(x, numpy.ndarray) else images.xp
+    axis, (h, s, v) = _channels(x, fmt)
+
+    def channel(n: float) -> Any:
+        k = (n + h * 6.0) % 6.0
+        return v - v * s * xp.clip(xp.minimum(k, 4.0 - k), 0.0, 1.0)
+    return xp.stack([channel(5.0), channel(3.0), channel(1.0)], axis=axis).astype(x.dtype)
+
+
+__all__ = ['resize', 'extract_patches', 'rgb_to_grayscale', 'pad_images', 'crop_images',
+           'gaussian_blur', 'rgb_to_hsv', 'hsv_to_rgb']

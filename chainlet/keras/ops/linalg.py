@@ -124,6 +124,15 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     return F.sum(a ** p, axis=axes, keepdims=keepdims) ** (1.0 / p)
 
 
+@keras_op('x', module='linalg')
+def cholesky_inverse(x: Any, upper: bool = False) -> Any:
+    """The inverse of ``L @ L.T`` from its Cholesky factor ``L`` (``U.T @ U`` with ``upper``)."""
+    x = to_float(x)
+    _square('cholesky_inverse', x)
+    a = F.matmul(F.swapaxes(x, -1, -2), x) if upper else F.matmul(x, F.swapaxes(x, -1, -2))
+    return inv.impl(a)
+
+
 def _decomposition(x: Any) -> Any:
     a = to_float(x).array
     return a, (a.dtype if a.dtype.kind == 'f' else numpy.dtype('float32'))
@@ -190,5 +199,5 @@ def lu_factor(x: Any) -> Any:
     return x.xp.asarray(flat.reshape(a.shape)), x.xp.asarray(piv.reshape(a.shape[:-1]))
 
 
-__all__ = ['inv', 'det', 'solve', 'solve_triangular', 'cholesky', 'norm', 'qr', 'svd', 'eigh',
-           'eig', 'lstsq', 'lu_factor']
+__all__ = ['inv', 'det', 'solve', 'solve_triangular', 'cholesky', 'cholesky_inverse', 'norm',
+           'qr', 'svd', 'eigh', 'eig', 'lstsq', 'lu_factor']

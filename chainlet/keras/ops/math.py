@@ -139,5 +139,88 @@ def extract_sequences(x: Any, sequence_length: int, sequence_stride: int) -> Any
     return F.get_item(x, key) if is_float(x) else x.array[key]
 
 
+def _pair(x: Any, name: str) -> tuple:
+    if not isinstance(x, (tuple, list)) or len(x) != 2:
+        raise ValueError(f'keras.ops.{name}: expected a pair (real, imag) of tensors, got '
+                         f'{type(x).__name__}')
+    real, imag = to_float(x[0]), to_float(x[1])
+    if tuple(real.shape) != tuple(imag.shape):
+        raise ValueError(f'keras.ops.{name}: real and imag must have one shape, got '
+                         f'{tuple(real.shape)} and {tuple(imag.shape)}')
+    return real, imag
+
+
+def _last_axes(pair: tuple, transform: Any) -> tuple:
+    """``transform`` over the last axis, then over the second to last."""
+    real, imag = transform(pair)
+    real, imag = F.swapaxes(real, -1, -2), F.swapaxes(imag, -1, -2)
+    real, imag = transform((real, imag))
+    return F.swapaxes(real, -1, -2), F.swapaxes(imag, -1, -2)
+
+
+@keras_op('*x', module='math')
+def fft(x: Any) -> Any:
+    """Discrete Fourier transform over the last axis of ``x = (real, imag)``."""
+    return tuple(F.fft(_pair(x, 'fft')))
+
+
+@keras_op('*x', module='math')
+def ifft(x: Any) -> Any:
+    """Inverse discrete Fourier transform over the last axis of ``x = (real, imag)``."""
+    return tuple(F.ifft(_pair(x, 'ifft')))
+
+
+@keras_op('*x', module='math')
+def fft2(x: Any) -> Any:
+    """2-D discrete Fourier transform over the last two axes of ``x = (real, imag)``."""
+    return _last_axes(_pair(x, 'fft2'), F.fft)
+
+
+@keras_op('*x', module='math')
+def ifft2(x: Any) -> Any:
+    """2-D inverse discrete Fourier transform over the last two axes of ``x = (real, imag)``."""
+    return _last_axes(_pair(x, 'ifft2'), F.ifft)
+
+
+@keras_op('x', module='math')
+def rfft(x: Any, fft_length: Optional[int] = None) -> Any:
+    """``(real, imag)`` of the Fourier transform of a real signal over the last axis: the
+    ``fft_length // 2 + 1`` non-negative frequencies."""
+    x = to_float(x)
+    n = x.shape[-1] if fft_length is None else int(fft_length)
+    x = _fit_length(x, n)
+    real, imag = F.fft((x, x * 0))
+    return real[..., :n // 2 + 1], imag[..., :n // 2 + 1]
+
+
+@keras_op('*x', module='math')
+def irfft(x: Any, fft_length: Optional[int] = None) -> Any:
+    """The real signal whose ``rfft`` is ``x = (real, imag)`` (length ``fft_length``, by
+    default ``2 * (m - 1)``)."""
+    real, imag = _pair(x, 'irfft')
+    m = real.shape[-1]
+    n = 2 * (m - 1) if fft_length is None else int(fft_length)
+    half = n // 2 + 1
+    real, imag = _fit_length(real, half), _fit_length(imag, half)
+    # the negative frequencies mirror the positive ones (Hermitian symmetry)
+    mirror = numpy.arange(n - half, 0, -1)
+    key = (Ellipsis, real.xp.asarray(mirror))
+    full_real = F.concat([real, F.get_item(real, key)], axis=-1)
+    full_imag = F.concat([imag, -F.get_item(imag, key)], axis=-1)
+    out, _ = F.ifft((full_real, full_imag))
+    return out
+
+
+def _fit_length(x: Any, n: int) -> Any:
+    """``x`` cut or zero-padded to length ``n`` on its last axis."""
+    length = x.shape[-1]
+    if length > n:
+        return x[..., :n]
+    if length < n:
+        return F.pad(x, ((0, 0),) * (x.ndim - 1) + ((0, n - length),))
+    return x
+
+
 __all__ = ['segment_sum', 'segment_max', 'top_k', 'in_top_k', 'logsumexp', 'rsqrt', 'erf',
-           'erfinv', 'logdet', 'extract_sequences']
+           'erfinv', 'logdet', 'extract_sequences', 'fft', 'ifft', 'fft2', 'ifft2', 'rfft',
+           'irfft']

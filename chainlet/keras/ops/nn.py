@@ -432,6 +432,164 @@ def average_pool(inputs: Any, pool_size: Any, strides: Any = None, padding: str 
     return _pool(inputs, pool_size, strides, padding, data_format, 'average')
 
 
+# -- more activations and normalizations --------------------------------------------------
+
+sparse_sigmoid = _act('sparse_sigmoid', lambda x: F.clip((x + 1.0) / 2.0, 0.0, 1.0),
+                      '0 below -1, 1 above 1, ``(x + 1) / 2`` between.')
+polar = _act('polar', lambda x: F.tanh(x / 2.0), '``tanh(x / 2)``.')
+
+
+@keras_op('x', module='nn')
+def threshold(x: Any, threshold: float, default_value: float) -> Any:
+    """``x`` where ``x > threshold``, else ``default_value``."""
+    x = to_float(x)
+    keep = x.array > threshold
+    return F.where(keep, x, const(x.xp.full(x.shape, default_value, x.dtype), x))
+
+
+@keras_op('x', module='nn')
+def sparsemax(x: Any, axis: int = -1) -> Any:
+    """Sparsemax: the Euclidean projection of ``x`` onto the probability simplex along
+    ``axis`` (sparse probabilities)."""
+    x = to_float(x)
+    axis %= x.ndim
+    xp = x.xp
+    a = xp.moveaxis(x.array, axis, -1)
+    z = -xp.sort(-a, axis=-1)
+    k = xp.arange(1, a.shape[-1] + 1, dtype=a.dtype)
+    cumsum = xp.cumsum(z, axis=-1)
+    support = (1 + k * z) > cumsum
+    k_max = support.sum(axis=-1, keepdims=True)
+    tau = (xp.take_along_axis(cumsum, k_max - 1, axis=-1) - 1) / k_max.astype(a.dtype)
+    tau = xp.moveaxis(tau, -1, axis)
+    inside = x.array > tau
+    # On the support the output is x - tau(x); tau is the mean of x over the support minus a
+    # constant, so the gradient is the identity minus the support mean (written with F).
+    mask = inside.astype(x.dtype)
+    count = mask.sum(axis=axis, keepdims=True)
+    tau_var = (F.sum(x * mask, axis=axis, keepdims=True) - 1.0) / count
+    return (x - F.broadcast_to(tau_var, x.shape)) * mask
+
+
+@keras_op('x', 'gamma', 'beta', module='nn')
+def layer_normalization(x: Any, gamma: Any = None, beta: Any = None, axis: Any = -1,
+                        epsilon: Optional[float] = None, **kwargs: Any) -> Any:
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` with statistics over ``axis``."""
+    x = to_float(x)
+    eps = EPSILON if epsilon is None else float(epsilon)
+    axes = axis_tuple(axis, x.ndim)
+    mean = F.broadcast_to(F.mean(x, axis=axes, keepdims=True), x.shape)
+    centered = x - mean
+    var = F.mean(F.square(centered), axis=axes, keepdims=True)
+    y = centered * F.broadcast_to(F.rsqrt(var + eps), x.shape)
+    if gamma is not None:
+        y = y * F.broadcast_to(cast(gamma, x.dtype), x.shape)
+    if beta is not None:
+        y = y + F.broadcast_to(cast(beta, x.dtype), x.shape)
+    return y
+
+
+@keras_op('x', 'scale', module='nn')
+def rms_normalization(x: Any, scale: Any = 1, axis: Any = -1,
+                      epsilon: Optional[float] = None) -> Any:
+    """``x / sqrt(mean(x^2) + epsilon) * scale`` with the mean over ``axis``."""
+    x = to_float(x)
+    eps = EPSILON if epsilon is None else float(epsilon)
+    axes = axis_tuple(axis, x.ndim)
+    ms = F.mean(F.square(x), axis=axes, keepdims=True)
+    y = x * F.broadcast_to(F.rsqrt(ms + eps), x.shape)
+    if isinstance(scale, (int, float)):
+        return y * float(scale) if scale != 1 else y
+    return y * F.broadcast_to(cast(scale, x.dtype), x.shape)
+
+
+@keras_op('x', module='nn')
+def depth_to_space(x: Any, block_size: int, data_format: str = 'channels_last') -> Any:
+    """Move channel blocks into ``block_size x block_size`` spatial tiles (TensorFlow's
+    ordering)."""
+    fmt = normalize_data_format(data_format, 'keras.ops.depth_to_space')
+    x = F.transpose(x, (0, 2, 3, 1)) if fmt == 'channels_first' else x
+    n, h, w, c = x.shape
+    b = int(block_size)
+    if c % (b * b):
+        raise ValueError(f'keras.ops.depth_to_space: channels ({c}) must be divisible by '
+                         f'block_size^2 ({b * b})')
+    y = F.reshape(x, (n, h, w, b, b, c // (b * b)))
+    y = F.reshape(F.transpose(y, (0, 1, 3, 2, 4, 5)), (n, h * b, w * b, c // (b * b)))
+    return F.transpose(y, (0, 3, 1, 2)) if fmt == 'channels_first' else y
+
+
+@keras_op('x', module='nn')
+def space_to_depth(x: Any, block_size: int, data_format: str = 'channels_last') -> Any:
+    """Move ``block_size x block_size`` spatial tiles into channels (inverse of
+    ``depth_to_space``)."""
+    fmt = normalize_data_format(data_format, 'keras.ops.space_to_depth')
+    x = F.transpose(x, (0, 2, 3, 1)) if fmt == 'channels_first' else x
+    n, h, w, c = x.shape
+    b = int(block_size)
+    if h % b or w % b:
+        raise ValueError(f'keras.ops.space_to_depth: height and width ({h}, {w}) must be '
+                         f'divisible by block_size ({b})')
+    y = F.reshape(x, (n, h // b, b, w // b, b, c))
+    y = F.reshape(F.transpose(y, (0, 1, 3, 2, 4, 5)), (n, h // b, w // b, b * b * c))
+    return F.transpose(y, (0, 3, 1, 2)) if fmt == 'channels_first' else y
+
+
+@keras_op('input', module='nn')
+def unfold(input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+           stride: Any = 1) -> Any:
+    """PyTorch's ``unfold`` on ``(N, C, H, W)``: sliding blocks as columns,
+    ``(N, C * kh * kw, L)``."""
+    x = to_float(input)
+    cols = F.im2col(x, kernel_size, stride, padding, cover_all=False, dilate=dilation)
+    return F.reshape(cols, (cols.shape[0], cols.shape[1], -1))
+
+
+def _adaptive(inputs: Any, output_size: Any, data_format: Any, mode: str) -> Any:
+    x = to_float(inputs)
+    rank = x.ndim - 2
+    where = f'keras.ops.adaptive_{mode}_pool'
+    sizes = normalize_tuple(output_size, rank, 'output_size', where)
+    fmt = normalize_data_format(data_format, where)
+    x = to_channels_first(x, fmt)
+    reduce = F.max if mode == 'max' else F.mean
+    for axis, out in zip(range(2, 2 + rank), sizes):
+        length = x.shape[axis]
+        pieces = []
+        for i in range(out):
+            lo, hi = (i * length) // out, -((-(i + 1) * length) // out)
+            key = (slice(None),) * axis + (slice(lo, hi),)
+            pieces.append(reduce(x[key], axis=axis, keepdims=True))
+        x = F.concat(pieces, axis=axis)
+    return from_channels_first(x, fmt)
+
+
+@keras_op('inputs', module='nn')
+def adaptive_average_pool(inputs: Any, output_size: Any,
+                          data_format: Optional[str] = None) -> Any:
+    """Average pooling to a fixed ``output_size`` (PyTorch's bins)."""
+    return _adaptive(inputs, output_size, data_format, 'average')
+
+
+@keras_op('inputs', module='nn')
+def adaptive_max_pool(inputs: Any, output_size: Any, data_format: Optional[str] = None) -> Any:
+    """Max pooling to a fixed ``output_size`` (PyTorch's bins)."""
+    return _adaptive(inputs, output_size, data_format, 'max')
+
+
+@keras_op('target', 'output', 'target_length', 'output_length', module='nn')
+def ctc_loss(target: Any, output: Any, target_length: Any, output_length: Any,
+             mask_index: int = 0) -> Any:
+    """Connectionist temporal classification loss per sample; ``output`` holds logits
+    ``(batch, time, classes)``, ``mask_index`` is the blank class."""
+    y = to_float(output)
+    steps = F.separate(F.transpose(y, (1, 0, 2)), 0)
+    labels = target.array.astype('int32')
+    return F.connectionist_temporal_classification(
+        list(steps), labels, int(mask_index), output_length.array.astype('int32'),
+        target_length.array.astype('int32'), reduce='no')
+
+
 __all__ = sorted(n for n, v in dict(globals()).items()
                  if not n.startswith('_') and callable(v) and hasattr(v, 'op_name'))
 __all__ = sorted(set(__all__) | {'swish', 'hard_swish'})

@@ -53,6 +53,9 @@ def _binary(name: str, fn: Any, int_fn: Optional[Any] = None, floating: bool = F
     def impl(x1: Any, x2: Any) -> Any:
         a, b = promote(x1, x2, floating=floating)
         if result_dtype(a, b).kind == 'f' or int_fn is None:
+            if fn is None:
+                raise TypeError(f'keras.ops.{name}: expected integer or boolean inputs, got '
+                                f'{result_dtype(a, b).name}')
             a, b = to_float(a), to_float(b)
             return fn(a, b)
         xp = xp_of(a, b)
@@ -958,10 +961,351 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
     return out
 
 
+# -- less common NumPy ops ----------------------------------------------------------------
+
+cbrt = _unary('cbrt', lambda x: F.sign(x) * F.absolute(x) ** (1.0 / 3.0),
+              doc='Cube root (real, sign kept).')
+deg2rad = _unary('deg2rad', lambda x: x * float(numpy.pi / 180.0))
+hypot = _binary('hypot', lambda a, b: F.sqrt(F.square(_as_var(a, b)) + F.square(_as_var(b, a))),
+                floating=True, doc='``sqrt(x1^2 + x2^2)``.')
+logaddexp2 = _binary('logaddexp2', lambda a, b: F.logsumexp(F.stack(F.broadcast(
+    _as_var(a, b) * float(numpy.log(2.0)), _as_var(b, a) * float(numpy.log(2.0)))), axis=0)
+    / float(numpy.log(2.0)), floating=True, doc='``log2(2^x1 + 2^x2)``, computed stably.')
+heaviside = _binary('heaviside', lambda a, b: F.where(
+    a.array > 0, _ones_as(a), F.where(a.array < 0, _ones_as(a) * 0, F.broadcast_to(
+        _as_var(b, a), a.shape))), floating=True, doc='Step function; ``x2`` where ``x1 == 0``.')
+gcd = _binary('gcd', None, lambda xp, a, b: xp.gcd(a, b), doc='Greatest common divisor.')
+lcm = _binary('lcm', None, lambda xp, a, b: xp.lcm(a, b), doc='Least common multiple.')
+bitwise_and = _binary('bitwise_and', None, lambda xp, a, b: xp.bitwise_and(a, b))
+bitwise_or = _binary('bitwise_or', None, lambda xp, a, b: xp.bitwise_or(a, b))
+bitwise_xor = _binary('bitwise_xor', None, lambda xp, a, b: xp.bitwise_xor(a, b))
+left_shift = _binary('left_shift', None, lambda xp, a, b: xp.left_shift(a, b))
+right_shift = _binary('right_shift', None, lambda xp, a, b: xp.right_shift(a, b))
+bitwise_left_shift = left_shift
+bitwise_right_shift = right_shift
+
+
+def _ones_as(a: Any) -> Variable:
+    return const(a.xp.ones(a.shape, a.dtype), a)
+
+
+@keras_op('x')
+def signbit(x: Any) -> Any:
+    """True where the sign bit is set."""
+    return x.xp.signbit(x.array)
+
+
+@keras_op('x')
+def bitwise_invert(x: Any) -> Any:
+    """Bitwise NOT of integers (logical NOT of booleans)."""
+    return x.xp.invert(x.array)
+
+
+bitwise_not = bitwise_invert
+
+
+@keras_op('x1', 'x2')
+def ldexp(x1: Any, x2: Any) -> Any:
+    """``x1 * 2 ** x2``."""
+    a = to_float(x1)
+    return a * (2.0 ** _arr(x2)).astype(a.dtype)
+
+
+@keras_op('x1', 'x2')
+def nextafter(x1: Any, x2: Any) -> Any:
+    """The next float after ``x1`` towards ``x2`` (no gradient)."""
+    a, b = promote(x1, x2, floating=True)
+    return xp_of(a, b).nextafter(_arr(a), _arr(b))
+
+
+@keras_op('x')
+def real(x: Any) -> Any:
+    """The real part: ``x`` itself (chainlet tensors are real)."""
+    return x
+
+
+conj = conjugate = real
+
+
+@keras_op('x')
+def imag(x: Any) -> Any:
+    """The imaginary part: zeros (chainlet tensors are real)."""
+    return x.xp.zeros(x.shape, x.dtype)
+
+
+@keras_op('x')
+def angle(x: Any) -> Any:
+    """The argument of a real number: 0 or pi."""
+    x = to_float(x)
+    return x.xp.where(x.array < 0, numpy.pi, 0.0).astype(x.dtype)
+
+
+@keras_op('x')
+def isreal(x: Any) -> Any:
+    """True everywhere (chainlet tensors are real)."""
+    return x.xp.ones(x.shape, bool)
+
+
+@keras_op('x')
+def isposinf(x: Any) -> Any:
+    """True where ``x`` is +inf."""
+    return x.xp.isposinf(x.array) if is_float(x) else x.xp.zeros(x.shape, bool)
+
+
+@keras_op('x')
+def isneginf(x: Any) -> Any:
+    """True where ``x`` is -inf."""
+    return x.xp.isneginf(x.array) if is_float(x) else x.xp.zeros(x.shape, bool)
+
+
+@keras_op('x1', 'x2')
+def isin(x1: Any, x2: Any, assume_unique: bool = False, invert: bool = False) -> Any:
+    """True where an element of ``x1`` occurs in ``x2``."""
+    return xp_of(x1, x2).isin(_arr(x1), _arr(x2), invert=invert)
+
+
+def _nan_reduce(name: str, reducer: Any, fill: float) -> Any:
+    def impl(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        if not is_float(x):
+            return reducer.impl(x, axis, keepdims)
+        xp = x.xp
+        nan = xp.isnan(x.array)
+        filled = F.where(nan, const(xp.full(x.shape, fill, x.dtype), x), x)
+        return reducer.impl(filled, axis, keepdims)
+    impl.__name__ = name
+    impl.__qualname__ = name
+    impl.__doc__ = f'``{reducer.op_name}`` ignoring NaNs.'
+    return keras_op('x')(impl)
+
+
+nansum = _nan_reduce('nansum', sum, 0.0)
+nanprod = _nan_reduce('nanprod', prod, 1.0)
+nanmax = _nan_reduce('nanmax', max, -numpy.inf)
+nanmin = _nan_reduce('nanmin', min, numpy.inf)
+
+
+@keras_op('x')
+def nanmean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Mean ignoring NaNs."""
+    x = to_float(x)
+    xp = x.xp
+    nan = xp.isnan(x.array)
+    total = sum.impl(F.where(nan, const(xp.zeros(x.shape, x.dtype), x), x), axis, keepdims)
+    count = xp.sum(~nan, axis=axis_tuple(axis, x.ndim), keepdims=keepdims).astype(x.dtype)
+    return total / count
+
+
+@keras_op('x')
+def ptp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Range (``max - min``) over ``axis``."""
+    return max.impl(x, axis, keepdims) - min.impl(x, axis, keepdims)
+
+
+@keras_op('x')
+def argpartition(x: Any, kth: int, axis: int = -1) -> Any:
+    """Indices that partition ``x`` around its ``kth`` element (int32)."""
+    return x.xp.argpartition(x.array, kth, axis=axis).astype('int32')
+
+
+@keras_op('x')
+def array_split(x: Any, indices_or_sections: Any, axis: int = 0) -> Any:
+    """Like ``split``, but ``n`` sections need not divide the axis evenly."""
+    if isinstance(indices_or_sections, (int, numpy.integer)):
+        n, size = int(indices_or_sections), x.shape[axis]
+        base, extra = divmod(size, n)
+        sizes = [base + 1] * extra + [base] * (n - extra)
+        indices_or_sections = list(numpy.cumsum(sizes)[:-1])
+    return list(F.split_axis(x, [int(i) for i in indices_or_sections], axis, force_tuple=True))
+
+
+@keras_op('x')
+def vsplit(x: Any, indices_or_sections: Any) -> Any:
+    """``split`` along the first axis."""
+    return split.impl(x, indices_or_sections, 0)
+
+
+@keras_op('x')
+def hsplit(x: Any, indices_or_sections: Any) -> Any:
+    """``split`` along the second axis (the first for 1-D tensors)."""
+    return split.impl(x, indices_or_sections, 0 if x.ndim == 1 else 1)
+
+
+@keras_op('*xs')
+def dstack(xs: Sequence[Any]) -> Any:
+    """Stack along the third axis."""
+    out = []
+    for x in promote(*xs):
+        if x.ndim == 1:
+            x = F.reshape(x, (1, -1, 1))
+        elif x.ndim == 2:
+            x = F.expand_dims(x, 2)
+        out.append(x)
+    return F.concat(out, axis=2)
+
+
+@keras_op('x')
+def empty_like(x: Any, dtype: Any = None) -> Any:
+    """A zero array with the shape (and dtype unless given) of ``x``."""
+    return x.xp.zeros(x.shape, _dtype(dtype, x.dtype))
+
+
+@keras_op('x')
+def diagflat(x: Any, k: int = 0) -> Any:
+    """A matrix with the flattened ``x`` on its ``k``-th diagonal."""
+    return diag.impl(F.reshape(x, (-1,)), k)
+
+
+@keras_op('array')
+def rot90(array: Any, k: int = 1, axes: tuple = (0, 1)) -> Any:
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes``."""
+    x = array
+    k %= 4
+    a0, a1 = axes
+    for _ in range(k):
+        x = F.swapaxes(F.flip(x, a1), a0, a1)
+    return x
+
+
+@keras_op('x1', 'x2')
+def kron(x1: Any, x2: Any) -> Any:
+    """Kronecker product."""
+    a, b = promote(x1, x2)
+    nd = builtins.max(a.ndim, b.ndim)
+    a = F.reshape(a, (1,) * (nd - a.ndim) + tuple(a.shape))
+    b = F.reshape(b, (1,) * (nd - b.ndim) + tuple(b.shape))
+    a_shape = [d for s in a.shape for d in (s, 1)]
+    b_shape = [d for s in b.shape for d in (1, s)]
+    out = F.reshape(a, tuple(a_shape)) * F.reshape(b, tuple(b_shape))
+    return F.reshape(out, tuple(sa * sb for sa, sb in zip(a.shape, b.shape)))
+
+
+@keras_op('x1', 'x2')
+def correlate(x1: Any, x2: Any, mode: str = 'valid') -> Any:
+    """Cross-correlation of two 1-D tensors (``mode`` 'valid', 'same' or 'full')."""
+    a, v = promote(x1, x2, floating=True)
+    n, m = a.shape[0], v.shape[0]
+    if mode not in ('valid', 'same', 'full'):
+        raise ValueError(f"keras.ops.correlate: mode must be 'valid', 'same' or 'full', got "
+                         f'{mode!r}')
+    swapped = m > n
+    if swapped:
+        a, v, n, m = v, a, m, n
+    left = {'valid': 0, 'same': m // 2, 'full': m - 1}[mode]
+    right = {'valid': 0, 'same': m - 1 - m // 2, 'full': m - 1}[mode]
+    padded = F.pad(a, ((left, right),)) if left or right else a
+    count = padded.shape[0] - m + 1
+    index = numpy.arange(count)[:, None] + numpy.arange(m)[None, :]
+    out = F.sum(F.get_item(padded, a.xp.asarray(index)) * F.broadcast_to(v, (count, m)), axis=1)
+    return F.flip(out, 0) if swapped else out
+
+
+@keras_op('x')
+def corrcoef(x: Any) -> Any:
+    """Pearson correlation coefficients between the rows of ``x``."""
+    x = to_float(x)
+    if x.ndim == 1:
+        x = F.reshape(x, (1, -1))
+    centered = x - F.broadcast_to(F.mean(x, axis=1, keepdims=True), x.shape)
+    cov = F.matmul(centered, centered, transb=True)
+    d = F.sqrt(F.diagonal(cov))
+    return cov / (F.reshape(d, (-1, 1)) * F.reshape(d, (1, -1)))
+
+
+@keras_op('y', 'x')
+def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
+    """Integral of ``y`` along ``axis`` by the trapezoidal rule."""
+    y = to_float(y)
+    ax = axis % y.ndim
+    hi = tuple(slice(1, None) if i == ax else slice(None) for i in range(y.ndim))
+    lo = tuple(slice(None, -1) if i == ax else slice(None) for i in range(y.ndim))
+    mid = (y[hi] + y[lo]) / 2.0
+    if x is None:
+        return F.sum(mid, axis=ax) * float(dx)
+    x = cast(x, y.dtype)
+    if x.ndim == 1:
+        shape = [1] * y.ndim
+        shape[ax] = x.shape[0] - 1
+        widths = F.reshape(x[1:] - x[:-1], tuple(shape))
+    else:
+        widths = x[hi] - x[lo]
+    return F.sum(mid * F.broadcast_to(widths, mid.shape), axis=ax)
+
+
+@keras_op('sorted_sequence', 'values')
+def searchsorted(sorted_sequence: Any, values: Any, side: str = 'left') -> Any:
+    """Insertion indices of ``values`` in the 1-D ``sorted_sequence`` (int32)."""
+    xp = xp_of(sorted_sequence, values)
+    return xp.searchsorted(_arr(sorted_sequence), _arr(values), side=side).astype('int32')
+
+
+@keras_op('indices')
+def unravel_index(indices: Any, shape: Any) -> Any:
+    """Flat indices as a tuple of coordinate arrays."""
+    return tuple(i.astype('int32') for i in indices.xp.unravel_index(indices.array,
+                                                                     tuple(shape)))
+
+
+@keras_op('x')
+def histogram(x: Any, bins: int = 10, range: Any = None) -> Any:
+    """``(counts, bin_edges)`` of a 1-D tensor (no gradient)."""
+    counts, edges = x.xp.histogram(x.array, bins=bins, range=range)
+    return counts.astype('int32'), edges.astype(x.dtype if is_float(x) else FLOATX)
+
+
+@keras_op('x')
+def vander(x: Any, N: Optional[int] = None, increasing: bool = False) -> Any:
+    """Vandermonde matrix: columns are powers of ``x``."""
+    x = to_float(x)
+    n = x.shape[0] if N is None else int(N)
+    powers = range(n) if increasing else range(n - 1, -1, -1)
+    cols = [F.broadcast_to(_ones_as(x), x.shape) if p == 0 else x ** float(p) for p in powers]
+    return F.stack(cols, axis=1) if cols else x.xp.zeros((x.shape[0], 0), x.dtype)
+
+
+@keras_op('x')
+def slogdet(x: Any) -> Any:
+    """``(sign, log|det|)`` of (batches of) square matrices."""
+    from chainlet.keras.ops.linalg import det
+    d = det.impl(to_float(x))
+    return d.xp.sign(d.array), F.log(F.absolute(d))
+
+
+@keras_op('x')
+def view(x: Any, dtype: Any = None) -> Any:
+    """The same memory read as ``dtype`` (no gradient)."""
+    return x.array.view(dtype) if dtype is not None else x.array
+
+
+def vectorize(pyfunc: Any, *, excluded: Any = None, signature: Any = None) -> Any:
+    """``pyfunc`` mapped over the first axis of its tensor arguments (results stacked)."""
+    from chainlet.keras.ops.core import map as map_op
+
+    def vectorized(*args: Any) -> Any:
+        return map_op(lambda row: pyfunc(*row), tuple(args))
+    return vectorized
+
+
+def _window(name: str, fn: Any) -> Any:
+    def window(x: int, *args: Any) -> numpy.ndarray:
+        return fn(int(array_of(x)), *args).astype(FLOATX)
+    window.__name__ = window.__qualname__ = name
+    window.__doc__ = f'The {name} window of ``x`` points (float32).'
+    return window
+
+
+bartlett = _window('bartlett', numpy.bartlett)
+blackman = _window('blackman', numpy.blackman)
+hamming = _window('hamming', numpy.hamming)
+hanning = _window('hanning', numpy.hanning)
+kaiser = _window('kaiser', numpy.kaiser)
+
+
 def _public(names: dict) -> list:
     return sorted(n for n, v in names.items() if not n.startswith('_') and callable(v) and
                   getattr(v, '__module__', None) == __name__)
 
 
-__all__ = _public(dict(globals())) + ['abs', 'amax', 'amin', 'true_divide']
+__all__ = _public(dict(globals())) + ['abs', 'amax', 'amin', 'true_divide', 'conj', 'conjugate',
+                                      'bitwise_not', 'bitwise_left_shift',
+                                      'bitwise_right_shift']
 __all__ = sorted(set(__all__) - {'annotations'})

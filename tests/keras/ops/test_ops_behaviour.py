@@ -84,6 +84,26 @@ GRADIENT_CASES = [
     ('norm', lambda x: ops.norm(x, axis=1), [sym(3, 4)]),
     ('norm_fro', lambda x: ops.norm(x, axis=(0, 1)), [sym(3, 4)]),
     ('image_resize', lambda x: ops.image.resize(x, (5, 3)), [sym(1, 3, 4, 2)]),
+    ('gaussian_blur', lambda x: ops.image.gaussian_blur(x, 3, 0.8), [sym(1, 4, 4, 2)]),
+    ('sparsemax', ops.sparsemax, [np.array([[0.3, 1.1, -0.4, 0.9], [2.0, 0.1, 0.25, -1.0]])]),
+    ('layer_normalization', lambda x, g: ops.layer_normalization(x, g, None),
+     [sym(3, 4), sym(4)]),
+    ('rms_normalization', ops.rms_normalization, [sym(3, 4), sym(4)]),
+    ('depth_to_space', lambda x: ops.depth_to_space(x, 2), [sym(1, 2, 2, 4)]),
+    ('adaptive_max_pool', lambda x: ops.adaptive_max_pool(x, (2, 2)), [distinct(1, 3, 5, 1)]),
+    ('ctc_loss', lambda y: ops.ctc_loss(np.array([[1, 2]]), y, np.array([2]), np.array([4])),
+     [sym(1, 4, 3)]),
+    ('rfft', lambda x: ops.rfft(x)[1], [sym(2, 6)]),
+    ('irfft', lambda r, i: ops.irfft((r, i)), [sym(2, 4), sym(2, 4)]),
+    ('fft2', lambda r, i: ops.fft2((r, i))[0], [sym(3, 4), sym(3, 4)]),
+    ('kron', ops.kron, [sym(2, 2), sym(2, 3)]),
+    ('correlate', lambda a, v: ops.correlate(a, v, mode='full'), [sym(5), sym(3)]),
+    ('corrcoef', ops.corrcoef, [sym(3, 5)]),
+    ('trapezoid', ops.trapezoid, [sym(3, 4)]),
+    ('nanmean', ops.nanmean, [sym(3, 4)]),
+    ('vander', lambda x: ops.vander(x, 3), [sym(4)]),
+    ('slogdet', lambda x: ops.slogdet(x)[1], [spd(3)]),
+    ('cholesky_inverse', ops.cholesky_inverse, [np.linalg.cholesky(spd(3))]),
     ('extract_patches', lambda x: ops.image.extract_patches(x, 2), [sym(1, 4, 4, 2)]),
 ]
 
@@ -406,6 +426,80 @@ def test_custom_layer_using_ops_trains_with_fit():
     x, y = _data()
     history = model.fit(x, y[:, None], epochs=30, batch_size=32, verbose=0)
     assert history.history['loss'][-1] < 0.2 * history.history['loss'][0]
+
+
+# -- the rest of the inventory ---------------------------------------------------------------
+
+def test_ctc_loss_matches_a_sum_over_alignments():
+    import itertools
+    logits = sym(1, 3, 3)
+    logp = logits[0] - np.log(np.exp(logits[0]).sum(-1, keepdims=True))
+    total = 0.0
+    for path in itertools.product(range(3), repeat=3):
+        collapsed = [c for i, c in enumerate(path) if c != 0 and (i == 0 or path[i - 1] != c)]
+        if collapsed == [1, 2]:
+            total += np.exp(sum(logp[t, c] for t, c in enumerate(path)))
+    loss = ops.ctc_loss(np.array([[1, 2]]), logits, np.array([2]), np.array([3]))
+    np.testing.assert_allclose(loss, [-np.log(total)], rtol=1e-6)
+
+
+def test_creation_ops():
+    np.testing.assert_array_equal(ops.zeros((2, 3)), np.zeros((2, 3), 'f'))
+    np.testing.assert_array_equal(ops.ones(2, dtype='int32'), [1, 1])
+    np.testing.assert_array_equal(ops.full((2,), 7), [7, 7])
+    assert ops.full((2,), 7).dtype == np.int32 and ops.full((2,), 0.5).dtype == np.float32
+    np.testing.assert_array_equal(ops.eye(3, 4, k=1), np.eye(3, 4, k=1))
+    np.testing.assert_array_equal(ops.identity(2), np.eye(2))
+    np.testing.assert_array_equal(ops.tri(3), np.tri(3))
+    np.testing.assert_allclose(ops.linspace(0, 1, 5), np.linspace(0, 1, 5))
+    np.testing.assert_allclose(ops.logspace(0, 2, 3), [1, 10, 100])
+    np.testing.assert_array_equal(ops.arange(1, 7, 2), [1, 3, 5])
+    np.testing.assert_array_equal(ops.empty((2,)), [0, 0])
+    for name in ('bartlett', 'blackman', 'hamming', 'hanning'):
+        np.testing.assert_allclose(getattr(ops, name)(6), getattr(np, name)(6), rtol=1e-6,
+                                   atol=1e-7)
+    np.testing.assert_allclose(ops.kaiser(6, 2.0), np.kaiser(6, 2.0), rtol=1e-6)
+    xs, ys = ops.meshgrid(np.arange(3), np.arange(2))
+    assert xs.shape == ys.shape == (2, 3)
+
+
+def test_argpartition_view_vectorize():
+    x = np.array([5.0, 1.0, 4.0, 2.0, 3.0], 'f')
+    idx = ops.argpartition(x, 2)
+    assert idx.dtype == np.int32 and x[idx[2]] == 3.0
+    assert set(x[idx[:2]]) == {1.0, 2.0}
+    assert ops.view(x, 'int32').dtype == np.int32
+    doubled = ops.vectorize(lambda a, b: a * 2 + b)(np.arange(3.0), np.ones(3))
+    np.testing.assert_array_equal(doubled, [1.0, 3.0, 5.0])
+
+
+def test_custom_gradient():
+    @ops.custom_gradient
+    def log1pexp(x):
+        e = ops.exp(x)
+
+        def grad(*args, upstream=None):
+            return ops.multiply(upstream, 1.0 - 1.0 / ops.add(1, e))
+        return ops.log(1 + e), grad
+    x = chainlet.Variable(np.array([0.0, 100.0]))
+    y = log1pexp(x)
+    np.testing.assert_allclose(y.array, [np.log(2.0), 100.0])
+    ops.sum(y).backward()
+    np.testing.assert_allclose(x.grad, [0.5, 1.0])  # finite where autodiff overflows
+    np.testing.assert_allclose(log1pexp(np.array([0.0])), [np.log(2.0)])
+
+
+def test_hsv_round_trip():
+    x = R.uniform(0, 1, (2, 4, 4, 3)).astype('f')
+    hsv = ops.image.rgb_to_hsv(x)
+    np.testing.assert_allclose(ops.image.hsv_to_rgb(hsv), x, atol=1e-6)
+    first = ops.image.rgb_to_hsv(np.moveaxis(x, -1, 1), data_format='channels_first')
+    np.testing.assert_allclose(np.moveaxis(first, 1, -1), hsv, atol=1e-6)
+
+
+def test_integer_only_ops_reject_floats():
+    with pytest.raises(TypeError, match='gcd.*integer'):
+        ops.gcd(np.ones(2), np.ones(2))
 
 
 # -- errors ---------------------------------------------------------------------------------

@@ -119,6 +119,58 @@ def _extract_patches(x, k):
     return out
 
 
+def _sparsemax(x):
+    z = -np.sort(-x, axis=-1)
+    k = np.arange(1, x.shape[-1] + 1)
+    cs = np.cumsum(z, axis=-1)
+    kmax = ((1 + k * z) > cs).sum(axis=-1, keepdims=True)
+    tau = (np.take_along_axis(cs, kmax - 1, -1) - 1) / kmax
+    return np.maximum(x - tau, 0)
+
+
+def _depth_to_space(x, b):
+    n, h, w, c = x.shape
+    out = np.zeros((n, h * b, w * b, c // (b * b)))
+    for i in range(h * b):
+        for j in range(w * b):
+            block = ((i % b) * b + j % b) * (c // (b * b))
+            out[:, i, j] = x[:, i // b, j // b, block:block + c // (b * b)]
+    return out
+
+
+def _unfold(x, k):
+    n, c, h, w = x.shape
+    cols = [x[:, :, i:i + k, j:j + k].reshape(n, -1) for i in range(h - k + 1)
+            for j in range(w - k + 1)]
+    return np.stack(cols, axis=-1)
+
+
+def _adaptive_average(x, size):
+    (h, w), (oh, ow) = x.shape[1:3], size
+    rows = [(i * h // oh, -(-(i + 1) * h // oh)) for i in range(oh)]
+    cols = [(j * w // ow, -(-(j + 1) * w // ow)) for j in range(ow)]
+    return np.stack([np.stack([x[:, r0:r1, c0:c1].mean(axis=(1, 2)) for c0, c1 in cols], 1)
+                     for r0, r1 in rows], 1)
+
+
+def _hsv(x):
+    import colorsys
+    return np.array([colorsys.rgb_to_hsv(*p) for p in x.reshape(-1, 3)]).reshape(x.shape)
+
+
+def _gaussian_blur(x, k, sigma):
+    t = np.arange(k) - (k - 1) / 2
+    w = np.exp(-0.5 * (t / sigma) ** 2)
+    w = np.outer(w, w) / w.sum() ** 2
+    p = k // 2
+    xp = np.pad(x, ((0, 0), (p, p), (p, p), (0, 0)))
+    out = np.zeros_like(x, dtype='float64')
+    for i in range(x.shape[1]):
+        for j in range(x.shape[2]):
+            out[:, i, j] = np.einsum('nhwc,hw->nc', xp[:, i:i + k, j:j + k], w)
+    return out
+
+
 A, B = sym(3, 4), sym(3, 4)
 P = pos(3, 4)
 V = sym(4)
@@ -132,6 +184,7 @@ SEG = np.array([0, 0, 2, 1, 2], 'int32')
 LOGITS = sym(3, 5)
 ONEHOT = np.eye(5, dtype='float32')[[1, 0, 4]]
 Q, K, VV = sym(2, 3, 2, 4), sym(2, 5, 2, 4), sym(2, 5, 2, 4)
+D2S = sym(2, 2, 3, 8)
 
 # (id, op, args, kwargs, reference(*args, **kwargs))
 CASES = [
@@ -282,6 +335,94 @@ CASES = [
     ('bincount', 'bincount', (np.array([0, 1, 1, 3], 'int32'),), {}, np.bincount),
     ('digitize', 'digitize', (A, np.array([-1.0, 0.0, 1.0], 'f')), {}, np.digitize),
     ('select', 'select', ([A > 1, A < -1], [A, B]), {}, np.select),
+    # less common NumPy ops
+    ('cbrt', 'cbrt', (A,), {}, np.cbrt),
+    ('deg2rad', 'deg2rad', (A,), {}, np.deg2rad),
+    ('signbit', 'signbit', (A,), {}, np.signbit),
+    ('hypot', 'hypot', (A, B), {}, np.hypot),
+    ('logaddexp2', 'logaddexp2', (A, B), {}, np.logaddexp2),
+    ('heaviside', 'heaviside', (np.round(A), 0.5), {}, np.heaviside),
+    ('gcd', 'gcd', (IDX * 6, np.int32(4)), {}, np.gcd),
+    ('lcm', 'lcm', (IDX + 1, 4), {}, np.lcm),
+    ('bitwise_and', 'bitwise_and', (IDX, 3), {}, np.bitwise_and),
+    ('bitwise_or', 'bitwise_or', (IDX, IDX + 2), {}, np.bitwise_or),
+    ('bitwise_xor', 'bitwise_xor', (IDX, 1), {}, np.bitwise_xor),
+    ('bitwise_invert', 'bitwise_invert', (IDX,), {}, np.invert),
+    ('left_shift', 'left_shift', (IDX, 2), {}, np.left_shift),
+    ('right_shift', 'right_shift', (IDX * 8, 2), {}, np.right_shift),
+    ('ldexp', 'ldexp', (A, IDX[:, :1] + np.zeros((3, 4), 'int32')), {}, np.ldexp),
+    ('nextafter', 'nextafter', (A, B), {}, np.nextafter),
+    ('real', 'real', (A,), {}, np.real),
+    ('imag', 'imag', (A,), {}, np.imag),
+    ('conj', 'conj', (A,), {}, np.conj),
+    ('angle', 'angle', (A,), {}, np.angle),
+    ('isreal', 'isreal', (A,), {}, np.isreal),
+    ('isposinf', 'isposinf', (np.array([1.0, np.inf, -np.inf], 'f'),), {}, np.isposinf),
+    ('isneginf', 'isneginf', (np.array([1.0, np.inf, -np.inf], 'f'),), {}, np.isneginf),
+    ('isin', 'isin', (IDX, np.array([1, 3], 'int32')), {}, np.isin),
+    ('nansum', 'nansum', (np.where(A > 1, np.nan, A).astype('f'),), {'axis': 1}, np.nansum),
+    ('nanprod', 'nanprod', (np.where(A > 1, np.nan, A).astype('f'),), {}, np.nanprod),
+    ('nanmax', 'nanmax', (np.where(A > 1, np.nan, A).astype('f'),), {'axis': 0}, np.nanmax),
+    ('nanmin', 'nanmin', (np.where(A > 1, np.nan, A).astype('f'),), {}, np.nanmin),
+    ('nanmean', 'nanmean', (np.where(A > 1, np.nan, A).astype('f'),), {'axis': 1},
+     np.nanmean),
+    ('ptp', 'ptp', (A,), {'axis': 1}, np.ptp),
+    ('array_split', 'array_split', (sym(5, 2), 3), {}, np.array_split),
+    ('vsplit', 'vsplit', (sym(4, 2), 2), {}, np.vsplit),
+    ('hsplit', 'hsplit', (A, [1, 3]), {}, np.hsplit),
+    ('dstack', 'dstack', ([A, B],), {}, np.dstack),
+    ('empty_like', 'empty_like', (A,), {}, np.zeros_like),
+    ('diagflat', 'diagflat', (sym(2, 2),), {'k': 1}, np.diagflat),
+    ('rot90', 'rot90', (BATCH,), {'k': 3, 'axes': (1, 2)}, np.rot90),
+    ('kron', 'kron', (sym(2, 3), sym(3, 2)), {}, np.kron),
+    ('correlate_valid', 'correlate', (sym(6), sym(3)), {}, np.correlate),
+    ('correlate_same', 'correlate', (sym(6), sym(4)), {'mode': 'same'}, np.correlate),
+    ('correlate_full', 'correlate', (sym(3), sym(5)), {'mode': 'full'}, np.correlate),
+    ('corrcoef', 'corrcoef', (A,), {}, np.corrcoef),
+    ('trapezoid', 'trapezoid', (A,), {'dx': 0.5}, lambda y, dx: np.trapezoid(y, dx=dx)),
+    ('trapezoid_x', 'trapezoid', (A, np.array([0.0, 0.5, 2.0, 2.5], 'f')), {},
+     lambda y, x: np.trapezoid(y, x)),
+    ('searchsorted', 'searchsorted', (np.array([0.0, 1.0, 2.0], 'f'), V), {'side': 'right'},
+     np.searchsorted),
+    ('unravel_index', 'unravel_index', (np.array([0, 5, 11], 'int32'), (3, 4)), {},
+     np.unravel_index),
+    ('histogram', 'histogram', (V,), {'bins': 3}, np.histogram),
+    ('vander', 'vander', (V,), {'N': 3}, np.vander),
+    ('slogdet', 'slogdet', (SPD,), {}, np.linalg.slogdet),
+    # more nn ops
+    ('sparse_sigmoid', 'sparse_sigmoid', (A,), {}, lambda x: np.clip((x + 1) / 2, 0, 1)),
+    ('polar', 'polar', (A,), {}, lambda x: np.tanh(x / 2)),
+    ('threshold', 'threshold', (A, 0.2, -1.0), {}, lambda x, t, d: np.where(x > t, x, d)),
+    ('sparsemax', 'sparsemax', (A,), {}, _sparsemax),
+    ('layer_normalization', 'layer_normalization', (A, pos(4), sym(4)), {'epsilon': 1e-5},
+     lambda x, g, b, epsilon: (x - x.mean(-1, keepdims=True)) / np.sqrt(
+         x.var(-1, keepdims=True) + epsilon) * g + b),
+    ('rms_normalization', 'rms_normalization', (A, pos(4)), {'epsilon': 1e-5},
+     lambda x, s, epsilon: x / np.sqrt((x * x).mean(-1, keepdims=True) + epsilon) * s),
+    ('depth_to_space', 'depth_to_space', (D2S, 2), {}, _depth_to_space),
+    ('space_to_depth', 'space_to_depth', (_depth_to_space(D2S, 2).astype('f'), 2), {},
+     lambda x, b: D2S),
+    ('unfold', 'unfold', (sym(2, 3, 4, 5), 2), {}, _unfold),
+    ('adaptive_average_pool', 'adaptive_average_pool', (sym(2, 5, 7, 3), (2, 3)), {},
+     lambda x, s: _adaptive_average(x, s)),
+    ('adaptive_max_pool', 'adaptive_max_pool', (sym(2, 6, 3), 4), {},
+     lambda x, s: np.stack([x[:, (i * 6) // 4:-(-(i + 1) * 6 // 4)].max(axis=1)
+                            for i in range(4)], 1)),
+    # Fourier transforms
+    ('fft', 'fft', ((A, B),), {},
+     lambda x: (np.fft.fft(x[0] + 1j * x[1]).real, np.fft.fft(x[0] + 1j * x[1]).imag)),
+    ('ifft', 'ifft', ((A, B),), {},
+     lambda x: (np.fft.ifft(x[0] + 1j * x[1]).real, np.fft.ifft(x[0] + 1j * x[1]).imag)),
+    ('fft2', 'fft2', ((A, B),), {},
+     lambda x: (np.fft.fft2(x[0] + 1j * x[1]).real, np.fft.fft2(x[0] + 1j * x[1]).imag)),
+    ('ifft2', 'ifft2', ((A, B),), {},
+     lambda x: (np.fft.ifft2(x[0] + 1j * x[1]).real, np.fft.ifft2(x[0] + 1j * x[1]).imag)),
+    ('rfft', 'rfft', (sym(3, 6),), {'fft_length': 5},
+     lambda x, fft_length: (np.fft.rfft(x, fft_length).real, np.fft.rfft(x, fft_length).imag)),
+    ('irfft', 'irfft', ((sym(3, 4), sym(3, 4)),), {'fft_length': 7},
+     lambda x, fft_length: np.fft.irfft(x[0] + 1j * x[1], fft_length)),
+    ('cholesky_inverse', 'cholesky_inverse', (np.linalg.cholesky(SPD).astype('f'),), {},
+     lambda x: np.linalg.inv(x @ np.swapaxes(x, -1, -2))),
     # nn
     ('relu', 'relu', (A,), {}, lambda x: np.maximum(x, 0)),
     ('relu6', 'relu6', (A * 5,), {}, lambda x: np.clip(x, 0, 6)),
@@ -467,16 +608,15 @@ def test_on_arrays(case):
 def _as_variables(value):
     if isinstance(value, np.ndarray):
         return chainlet.Variable(value)
-    if isinstance(value, list):
-        return [_as_variables(v) for v in value]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_variables(v) for v in value)
     return value
 
 
 @pytest.mark.parametrize('case', CASES, ids=IDS)
 def test_on_variables(case):
     cid, name, args, kwargs, _ = case
-    tensor_args = [_as_variables(a) if isinstance(a, (np.ndarray, list)) and
-                   not isinstance(a, tuple) else a for a in args]
+    tensor_args = [_as_variables(a) for a in args]
     tensor_kwargs = {k: _as_variables(v) for k, v in kwargs.items()}
     try:
         out = getattr(ops, name)(*tensor_args, **tensor_kwargs)
@@ -503,8 +643,8 @@ def test_in_functional_model(case):
             inputs.append(t)
             values.append(value)
             return t
-        if isinstance(value, list):
-            return [symbolic(v) for v in value]
+        if isinstance(value, (list, tuple)):
+            return type(value)(symbolic(v) for v in value)
         return value
     sym_args = [symbolic(a) for a in args]
     sym_kwargs = {k: symbolic(v) for k, v in kwargs.items()}
@@ -527,8 +667,8 @@ def test_on_cupy(case):
     def to_gpu(v):
         if isinstance(v, np.ndarray):
             return cupy.asarray(v)
-        if isinstance(v, list):
-            return [to_gpu(a) for a in v]
+        if isinstance(v, (list, tuple)):
+            return type(v)(to_gpu(a) for a in v)
         return v
     out = getattr(ops, name)(*[to_gpu(a) for a in args],
                              **{k: to_gpu(v) for k, v in kwargs.items()})
