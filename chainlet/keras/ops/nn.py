@@ -19,6 +19,7 @@ from typing import Any, Optional
 import numpy
 
 import chainlet.functions as F
+from chainlet.keras.layers.convolutional import transpose_output_length
 from chainlet.keras.layers._utils import (from_channels_first, normalize_data_format,
                                           normalize_padding, normalize_tuple, same_padding,
                                           spatial_padding, to_channels_first)
@@ -387,6 +388,38 @@ def separable_conv(inputs: Any, depthwise_kernel: Any, pointwise_kernel: Any, st
     y = depthwise_conv.impl(inputs, depthwise_kernel, strides, padding, data_format,
                             dilation_rate)
     return conv.impl(y, pointwise_kernel, 1, 'valid', data_format, 1)
+
+
+@keras_op('inputs', 'kernel', module='nn')
+def conv_transpose(inputs: Any, kernel: Any, strides: Any = 1, padding: str = 'valid',
+                   output_padding: Any = None, data_format: Optional[str] = None,
+                   dilation_rate: Any = 1) -> Any:
+    """Transposed convolution; ``kernel`` is ``(*kernel_size, filters, in_channels)``. Output
+    lengths follow Keras: ``l * s + max(k - s, 0)`` ('valid'), ``l * s`` ('same'), or
+    ``(l - 1) * s + k - 2 * pad + output_padding`` when ``output_padding`` is given."""
+    x, w, rank, strides, dilation, padding, fmt = _conv_setup(
+        inputs, kernel, strides, padding, data_format, dilation_rate, 'conv_transpose')
+    if padding == 'causal':
+        raise ValueError("keras.ops.conv_transpose: padding must be 'valid' or 'same', got "
+                         "'causal'")
+    out_pad = (None,) * rank if output_padding is None else normalize_tuple(
+        output_padding, rank, 'output_padding', 'keras.ops.conv_transpose', allow_zero=True)
+    xc = to_channels_first(x, fmt)
+    W = F.transpose(w, (rank + 1, rank) + tuple(range(rank)))  # (in, out, *k)
+    full = F.deconvolution_nd(xc, W, None, stride=strides, dilate=dilation)
+    ksize = tuple(w.shape[:rank])
+    slices, extend = [slice(None), slice(None)], [(0, 0), (0, 0)]
+    for length, full_len, k, st, d, p in zip(xc.shape[2:], full.shape[2:], ksize, strides,
+                                             dilation, out_pad):
+        target = transpose_output_length(length, k, padding, st, d, p)
+        before = max(full_len - target, 0) // 2 if padding == 'same' else 0
+        stop = min(before + target, full_len)
+        slices.append(slice(before, stop))
+        extend.append((0, target - (stop - before)))
+    y = full[tuple(slices)]
+    if any(after for _, after in extend):
+        y = F.pad(y, tuple(extend))
+    return from_channels_first(y, fmt)
 
 
 def _pool(inputs: Any, pool_size: Any, strides: Any, padding: str, data_format: Any,

@@ -71,6 +71,8 @@ GRADIENT_CASES = [
     ('conv', lambda x, w: ops.conv(x, w, padding='same', strides=2),
      [sym(1, 5, 5, 2), sym(3, 3, 2, 3)]),
     ('depthwise_conv', ops.depthwise_conv, [sym(1, 4, 4, 2), sym(2, 2, 2, 2)]),
+    ('conv_transpose', lambda x, w: ops.conv_transpose(x, w, 2, 'same'),
+     [sym(1, 3, 3, 2), sym(3, 3, 2, 2)]),
     ('max_pool', lambda x: ops.max_pool(x, 2, padding='same'), [distinct(1, 3, 3, 2)]),
     ('average_pool', lambda x: ops.average_pool(x, 2, strides=1, padding='same'),
      [sym(1, 3, 3, 2)]),

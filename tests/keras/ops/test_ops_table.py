@@ -145,6 +145,23 @@ def _unfold(x, k):
     return np.stack(cols, axis=-1)
 
 
+def _conv_transpose_ref(x, w, strides=1, padding='valid', output_padding=None):
+    n, h, wd, c = x.shape
+    k, s = w.shape[0], strides
+    full = np.zeros((n, (h - 1) * s + k, (wd - 1) * s + k, w.shape[2]))
+    for i in range(h):
+        for j in range(wd):
+            full[:, i * s:i * s + k, j * s:j * s + k] += np.einsum('nc,aboc->nabo', x[:, i, j], w)
+    if output_padding is None:
+        target = h * s + max(k - s, 0) if padding == 'valid' else h * s
+    else:
+        target = (h - 1) * s + k - 2 * (k // 2 if padding == 'same' else 0) + output_padding
+    before = max(full.shape[1] - target, 0) // 2 if padding == 'same' else 0
+    out = full[:, before:before + target, before:before + target]
+    extra = target - out.shape[1]
+    return np.pad(out, ((0, 0), (0, extra), (0, extra), (0, 0)))
+
+
 def _adaptive_average(x, size):
     (h, w), (oh, ow) = x.shape[1:3], size
     rows = [(i * h // oh, -(-(i + 1) * h // oh)) for i in range(oh)]
@@ -490,6 +507,12 @@ CASES = [
     ('depthwise_conv', 'depthwise_conv', (IMG, sym(2, 2, 3, 2)), {}, _depthwise_ref),
     ('separable_conv', 'separable_conv', (IMG, sym(2, 2, 3, 1), sym(1, 1, 3, 4)), {},
      lambda x, d, p: _conv2d_ref(_depthwise_ref(x, d), p)),
+    ('conv_transpose', 'conv_transpose', (IMG, sym(3, 3, 2, 3)), {'strides': 2},
+     _conv_transpose_ref),
+    ('conv_transpose_same', 'conv_transpose', (IMG, sym(3, 3, 2, 3)),
+     {'strides': 2, 'padding': 'same'}, _conv_transpose_ref),
+    ('conv_transpose_output_padding', 'conv_transpose', (IMG, sym(2, 2, 2, 3)),
+     {'strides': 3, 'padding': 'same', 'output_padding': 1}, _conv_transpose_ref),
     ('max_pool', 'max_pool', (IMG, 2), {}, lambda x, k: _pool_ref(x, k, 'max')),
     ('average_pool', 'average_pool', (IMG, 2), {}, lambda x, k: _pool_ref(x, k, 'avg')),
     # math
