@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import pickle
 import struct
@@ -48,6 +49,52 @@ _READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError,
                 RuntimeError, struct.error, KeyError, IndexError)
 
 FileLike = Union[str, os.PathLike, IO[bytes]]
+
+
+class _NoneArrayUnpickler(pickle.Unpickler):
+    """Unpickles only what NumPy writes for an object array: its reconstruction functions.
+
+    Chainer saves a ``None`` value (an uninitialized parameter, an unset state) as a 0-d
+    object array, which ``.npy`` stores as a pickle. Loading it with ``allow_pickle`` would let
+    a file run code; this unpickler refuses every global but NumPy's array constructors, so
+    such entries load safely, and the result is accepted only if it is ``None``.
+    """
+
+    _ALLOWED = {('multiarray', '_reconstruct'), ('numpy', 'ndarray'), ('numpy', 'dtype')}
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module.split('.')[0] != 'numpy' or (module.rsplit('.', 1)[-1], name) not in \
+                self._ALLOWED:
+            raise pickle.UnpicklingError(f'global {module}.{name} is not allowed')
+        if module in ('numpy.core.multiarray', 'numpy._core.multiarray'):
+            # NumPy 2 renamed numpy.core (and warns on the old name); files use either.
+            for candidate in ('numpy._core.multiarray', 'numpy.core.multiarray'):
+                try:
+                    return getattr(importlib.import_module(candidate), name)
+                except (ImportError, AttributeError):
+                    continue
+        return super().find_class(module, name)
+
+
+def _read_none_entry(npz: Any, key: str) -> bool:
+    """Whether the entry ``key`` of an ``NpzFile`` is a pickled object array holding only
+    ``None`` (Chainer's way of saving ``None``), read without running any code."""
+    zf = getattr(npz, 'zip', None)
+    if zf is None:
+        return False
+    try:
+        with zf.open(key + '.npy') as f:
+            version = numpy.lib.format.read_magic(f)
+            reader = numpy.lib.format.read_array_header_1_0 if version == (1, 0) \
+                else numpy.lib.format.read_array_header_2_0
+            _, _, dtype = reader(f)
+            if dtype != object:
+                return False
+            value = _NoneArrayUnpickler(f).load()
+    except _READ_ERRORS:
+        return False
+    return isinstance(value, numpy.ndarray) and value.dtype == object and \
+        all(item is None for item in value.flat)
 
 
 class DictionarySerializer(Serializer):
@@ -138,9 +185,12 @@ class NpzDeserializer(_ArchiveDeserializer):
             data = self.npz[key]
         except _READ_ERRORS as e:
             if 'allow_pickle' in str(e):
+                if _read_none_entry(self.npz, key):
+                    return _NONE
                 raise CorruptFileError(
                     f'{self._what}: entry {key!r} of {self._state.source} holds pickled Python '
-                    f'objects, which are never loaded (allow_pickle is always False)') from e
+                    f'objects other than None, which are never loaded (allow_pickle is always '
+                    f'False)') from e
             raise CorruptFileError(f'{self._what}: entry {key!r} of {self._state.source} '
                                    f'cannot be read (truncated or corrupted file?): {e}') from e
         data = numpy.asarray(data)
