@@ -31,10 +31,10 @@ from chainlet.link_hook import LinkHook  # noqa: F401
 from chainlet.parameter import Parameter  # noqa: F401
 from chainlet.variable import Variable, VariableNode, as_array, as_variable  # noqa: F401
 from chainlet import functions  # noqa: F401,E402
-from chainlet.functions.math import basic_math as _basic_math
-basic_math = _basic_math  # Chainer's public alias: chainer.basic_math is this module
+from chainlet.functions import _variable_methods
+from chainlet.functions.math import basic_math  # noqa: F401  (Chainer's alias chainer.basic_math)
 
-_basic_math.install_operators()
+_variable_methods.install()
 
 __version__ = '0.1.0'
 

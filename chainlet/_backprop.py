@@ -5,35 +5,37 @@ deterministic). A node is popped only after every consumer of its outputs has ru
 consumers have higher rank; its output gradients are then summed once and its backward runs once.
 Nothing recurses, and each output gradient is dropped as soon as its producer has consumed it.
 
+One step per node, as in Chainer's gradient table: pop the node's output gradients
+(:func:`_pop_output_grads`), choose the inputs that need one (:func:`_target_indexes`), run the
+backward with its hooks (:func:`_call_backward`, checked by :func:`_backward_step`), and file the
+input gradients (:func:`_add_grad`), which schedules their creators.
+
 Backward runs with ``enable_backprop`` set to ``enable_double_backprop``: the backward methods are
 written with chainlet functions, so with the flag on they build a graph of the gradient
 computation; with it off they build nothing.
 """
 from __future__ import annotations
 
+import contextlib
 import heapq
-import traceback
 import warnings
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 import numpy
 
 from chainlet import _config
+from chainlet import _debug
+from chainlet import _hooks
 from chainlet import backend
 from chainlet import function_node as _fn
+from chainlet._grad_sum import copy_grad, sum_grads
 from chainlet.variable import Variable, VariableNode
 
 _heappush = heapq.heappush
 _heappop = heapq.heappop
 _from_output = Variable._from_output
 _ndarray = numpy.ndarray
-
-
-def _sum_grads(grads: list) -> Variable:
-    if len(grads) == 1:
-        return grads[0]
-    from chainlet.functions.math.basic_math import add
-    return add(*grads)
+_function_hooks = _hooks.functions
 
 
 def _on_device_of(gys: tuple, fn: Any, *args: Any) -> Any:
@@ -80,13 +82,6 @@ def _grads_as_tuple(func: _fn.FunctionNode, gxs: Any) -> tuple:
                     f'or None), got {type(gxs).__name__}')
 
 
-def _add_stack(error: Exception, func: _fn.FunctionNode) -> None:
-    where = ''.join(traceback.format_list(func.stack))
-    text = f'{error.args[0] if error.args else ""}\nStacktrace of {func.label}, applied at ' \
-        f'(most recent call last):\n{where}'
-    error.args = (text,) + tuple(error.args[1:])
-
-
 def _per_target(func: _fn.FunctionNode, gxs: tuple, indexes: tuple) -> tuple:
     """A backward may return one gradient per input: keep those of the target indexes."""
     n_in = len(func.inputs)
@@ -101,9 +96,14 @@ def _per_target(func: _fn.FunctionNode, gxs: tuple, indexes: tuple) -> tuple:
 def _checked_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any,
                   double: bool) -> Variable:
     """Check a gradient's shape and dtype against its input; wrap a bare array."""
+    if type(gx) is Variable:  # the common case
+        data = gx._data
+        # An integer input may receive a gradient of another dtype (as in Chainer).
+        if data.shape == node.shape and (data.dtype == node.dtype or node.dtype.kind != 'f'):
+            return gx
+        raise _bad_grad(func, i, node, data)
     data = gx._data if isinstance(gx, Variable) else gx
     if isinstance(gx, Variable) or backend.is_array(gx):
-        # An integer input may receive a gradient of another dtype (as in Chainer).
         if data.shape == node.shape and (data.dtype == node.dtype or node.dtype.kind != 'f'):
             return gx if isinstance(gx, Variable) else _as_grad_variable(gx, func, double)
     raise _bad_grad(func, i, node, data)
@@ -114,25 +114,126 @@ def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: 
     """Run one node's backward and return its checked gradients, one per target index.
 
     ``pending`` holds the gradients the targets already have when the node implements
-    ``backward_accumulate`` (``None`` otherwise). The scheduler's loop in :func:`_run` does the
-    same steps inline (one call less per node on the hot path).
+    ``backward_accumulate`` (``None`` otherwise).
     """
     if pending is not None:
         gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, pending)
+    elif gys[0] is not None and type(gys[0]._data) is _ndarray:
+        gxs = func.backward(indexes, gys)  # the CPU fast path
     else:
         gxs = _on_device_of(gys, func.backward, indexes, gys)
     if type(gxs) is not tuple:
         gxs = _grads_as_tuple(func, gxs)
     if len(gxs) != len(indexes):
         gxs = _per_target(func, gxs, indexes)
+    inputs = func.inputs
     checked = []
     for i, gx in zip(indexes, gxs):
         if gx is not None:
-            gx = _checked_grad(func, i, func.inputs[i], gx, double)
+            gx = _checked_grad(func, i, inputs[i], gx, double)
             if debug:
-                _fn._check_finite((gx._data,), 'gradient of input', func, index=i)
+                _debug.check_finite((gx._data,), 'gradient of input', func, index=i)
         checked.append(gx)
     return checked
+
+
+def _add_grad(grads: dict, heap: list, pushed: set, node: VariableNode, g: Variable) -> None:
+    """File gradient ``g`` of ``node``; the first one schedules the node's creator."""
+    lst = grads.get(node)
+    if lst is not None:
+        lst.append(g)
+        return
+    grads[node] = [g]
+    creator = node.creator_node
+    if creator is not None and creator not in pushed:
+        pushed.add(creator)
+        # Rank ties: the later-created node first (deterministic runs).
+        _heappush(heap, (-creator.rank, -creator._order, creator))
+
+
+def _pop_output_grads(func: _fn.FunctionNode, grads: dict, targets: Optional[dict],
+                      retain_grad: bool) -> Optional[tuple]:
+    """Sum and remove the gradients of ``func``'s outputs (``None`` where one got none)."""
+    gys = []
+    found = False
+    for ref in func.outputs:
+        node = ref()
+        lst = None if node is None else grads.pop(node, None)
+        if lst is None:
+            gys.append(None)
+            continue
+        gy = lst[0] if len(lst) == 1 else sum_grads(lst)
+        if targets is not None and node in targets:
+            targets[node] = gy
+        if retain_grad:
+            var = node._variable()
+            if var is not None:
+                var._grad_var = gy
+        gys.append(gy)
+        found = True
+    return tuple(gys) if found else None
+
+
+def _target_indexes(func: _fn.FunctionNode, targets: Optional[dict]) -> tuple:
+    """The inputs of ``func`` that need a gradient (for ``grad``: on the way to a target)."""
+    if targets is None:
+        return tuple([i for i, n in enumerate(func.inputs) if n.requires_grad])
+    return tuple([i for i, n in enumerate(func.inputs)
+                  if n.requires_grad and (n.creator_node is not None or n in targets)])
+
+
+def _call_backward(func: _fn.FunctionNode, indexes: tuple, gys: tuple, grads: dict,
+                   double: bool, debug: bool) -> list:
+    """Run ``func``'s backward between its hooks; errors get the call site in debug mode."""
+    hooks = _function_hooks.collect(func._local_function_hooks) \
+        if (_function_hooks.active or func._local_function_hooks) else None
+    if hooks:
+        in_data = tuple([n.data for n in func.inputs])
+        out_grad = tuple([None if g is None else g._data for g in gys])
+        for hook in hooks:
+            hook.backward_preprocess(func, in_data, out_grad)
+    pending = None
+    if func._has_backward_accumulate:
+        pending = tuple([_take_sum(grads, func.inputs[i]) for i in indexes])
+    try:
+        gxs = _backward_step(func, indexes, gys, pending, double, debug)
+    except Exception as e:
+        if func.stack:  # debug mode: say where the failing function was applied
+            _debug.add_call_site(e, func)
+        raise
+    if hooks:
+        for hook in hooks:
+            hook.backward_postprocess(func, in_data, out_grad)
+    return gxs
+
+
+def _take_sum(grads: dict, node: VariableNode) -> Optional[Variable]:
+    lst = grads.pop(node, None)
+    return None if lst is None else sum_grads(lst)
+
+
+@contextlib.contextmanager
+def _backward_mode(double: bool) -> Iterator[bool]:
+    """Backprop on only for double backprop; debug checks per node, not per applied function.
+
+    Yields whether debug mode is on. In debug mode the functions applied inside a backward are
+    not checked one by one: a NaN is reported once, for the node whose backward produced it,
+    with that node's forward stack.
+    """
+    cfg = _config.config
+    saved = {key: cfg.__dict__.get(key, _config._MISSING) for key in ('enable_backprop', 'debug')}
+    debug = bool(cfg.debug)
+    cfg.enable_backprop = double
+    if debug:
+        cfg.debug = False
+    try:
+        yield debug
+    finally:
+        for key, old in saved.items():
+            if old is _config._MISSING:
+                cfg.__dict__.pop(key, None)
+            else:
+                setattr(cfg, key, old)
 
 
 def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
@@ -146,145 +247,30 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
     Returns:
         ``{node: [grads]}`` for the leaves reached (backward mode), or ``targets``.
     """
-    cfg = _config.config
     grads: dict = {}  # VariableNode -> list of gradient Variables (nodes hash by identity)
     heap: list = []
     pushed: set = set()
-
     for node, gy in zip(output_nodes, output_grads):
-        lst = grads.get(node)
-        if lst is None:
-            grads[node] = [gy]
-        else:
-            lst.append(gy)
-        func = node.creator_node
-        if func is not None and func not in pushed:
-            pushed.add(func)
-            _heappush(heap, (-func.rank, -func._order, func))
-
-    hooks_active = _fn._active_hook_count
-    old_backprop = cfg.__dict__.get('enable_backprop', _config._MISSING)
-    cfg.enable_backprop = double
-    debug = cfg.debug
-    # In debug mode the functions applied inside a backward are not checked one by one: a NaN is
-    # reported once, for the node whose backward produced it, with that node's forward stack.
-    old_debug = cfg.__dict__.get('debug', _config._MISSING)
-    if debug:
-        cfg.debug = False
-    want = targets is not None
-    try:
+        _add_grad(grads, heap, pushed, node, gy)
+    with _backward_mode(double) as debug:
         while heap:
             func = _heappop(heap)[2]
-            refs = func.outputs
-            if len(refs) == 1:  # the common case: one output, usually one gradient
-                node = refs[0]()
-                lst = None if node is None else grads.pop(node, None)
-                if lst is None:
-                    continue
-                gy = lst[0] if len(lst) == 1 else _sum_grads(lst)
-                if want and node in targets:
-                    targets[node] = gy
-                if retain_grad:
-                    var = node._variable()
-                    if var is not None:
-                        var._grad_var = gy
-                gys = (gy,)
-            else:
-                gys = []
-                for ref in refs:
-                    node = ref()
-                    lst = None if node is None else grads.pop(node, None)
-                    if lst is None:
-                        gys.append(None)
-                        continue
-                    gy = lst[0] if len(lst) == 1 else _sum_grads(lst)
-                    if want and node in targets:
-                        targets[node] = gy
-                    if retain_grad:
-                        var = node._variable()
-                        if var is not None:
-                            var._grad_var = gy
-                    gys.append(gy)
-                gys = tuple(gys)
-            in_nodes = func.inputs
-            if not want:
-                indexes = tuple([i for i, n in enumerate(in_nodes) if n.requires_grad])
-            else:
-                indexes = tuple([i for i, n in enumerate(in_nodes) if n.requires_grad and (
-                    n.creator_node is not None or n in targets)])
-            if not indexes:
-                continue
-
-            hooks = _fn._collect_hooks(func) if (hooks_active or func._local_function_hooks) \
-                else None
-            if hooks:
-                in_data = tuple([n.data for n in in_nodes])
-                out_grad = tuple([None if g is None else g._data for g in gys])
-                for hook in hooks:
-                    hook.backward_preprocess(func, in_data, out_grad)
-
-            try:
-                if func._has_backward_accumulate:
-                    pending = []
-                    for i in indexes:
-                        lst = grads.pop(in_nodes[i], None)
-                        pending.append(None if lst is None else _sum_grads(lst))
-                    gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys,
-                                        tuple(pending))
-                elif gys[0] is not None and type(gys[0]._data) is _ndarray:
-                    gxs = func.backward(indexes, gys)  # the CPU fast path
-                else:
-                    gxs = _on_device_of(gys, func.backward, indexes, gys)
-                if type(gxs) is not tuple:
-                    gxs = _grads_as_tuple(func, gxs)
-                if len(gxs) != len(indexes):
-                    gxs = _per_target(func, gxs, indexes)
+            gys = _pop_output_grads(func, grads, targets, retain_grad)
+            indexes = () if gys is None else _target_indexes(func, targets)
+            if indexes:
+                gxs = _call_backward(func, indexes, gys, grads, double, debug)
+                inputs = func.inputs
                 for i, gx in zip(indexes, gxs):
-                    if gx is None:
-                        continue
-                    node = in_nodes[i]
-                    if type(gx) is Variable:  # the common case, checked inline
-                        data = gx._data
-                        if data.shape != node.shape or (
-                                data.dtype != node.dtype and node.dtype.kind == 'f'):
-                            raise _bad_grad(func, i, node, data)
-                    else:
-                        gx = _checked_grad(func, i, node, gx, double)
-                    if debug:
-                        _fn._check_finite((gx._data,), 'gradient of input', func, index=i)
-                    lst = grads.get(node)
-                    if lst is None:
-                        grads[node] = [gx]
-                        creator = node.creator_node
-                        if creator is not None and creator not in pushed:
-                            # Rank ties: the later-created node first (deterministic runs).
-                            pushed.add(creator)
-                            _heappush(heap, (-creator.rank, -creator._order, creator))
-                    else:
-                        lst.append(gx)
-            except Exception as e:
-                if func.stack:  # debug mode: say where the failing function was applied
-                    _add_stack(e, func)
-                raise
-
-            if hooks:
-                for hook in hooks:
-                    hook.backward_postprocess(func, in_data, out_grad)
-            del gys, gxs
-    finally:
-        for key, old in (('enable_backprop', old_backprop), ('debug', old_debug)):
-            if old is _config._MISSING:
-                cfg.__dict__.pop(key, None)
-            else:
-                setattr(cfg, key, old)
-
-    if targets is not None:
-        for node, lst in grads.items():
-            if node in targets:
-                with _config.using_config('enable_backprop', double):
-                    targets[node] = _sum_grads(lst)
-        return targets
-    return grads
+                    if gx is not None:
+                        _add_grad(grads, heap, pushed, inputs[i], gx)
+                del gys, gxs
+    if targets is None:
+        return grads
+    for node, lst in grads.items():
+        if node in targets:
+            with _config.using_config('enable_backprop', double):
+                targets[node] = sum_grads(lst)
+    return targets
 
 
 def _may_share(a: Any, b: Any) -> bool:
@@ -350,12 +336,12 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bo
             v = node._variable()
             if v is None:
                 continue
-            g = _sum_grads(lst)
+            g = sum_grads(lst)
             if v._grad_var is not None:
-                g = v._grad_var + g
+                g = sum_grads([v._grad_var, g])
             elif id(g) in given or not _writable(g._data) or \
                     any(_may_share(g._data, d) for d in out_data):
-                g = g * 1
+                g = copy_grad(g)
             given.add(id(g))
             v._grad_var = g
 

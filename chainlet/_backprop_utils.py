@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from chainlet import _config
-from chainlet._backprop import _backward_step, _sum_grads
+from chainlet._backprop import _backward_step
+from chainlet._grad_sum import sum_grads
 from chainlet.variable import Variable
 
 
@@ -21,7 +22,7 @@ def _reduce(grad_list: list) -> Optional[Variable]:
     if not grad_list:
         return None
     if len(grad_list) > 1:
-        grad_list[:] = [_sum_grads(grad_list)]
+        grad_list[:] = [sum_grads(grad_list)]
     return grad_list[0]
 
 

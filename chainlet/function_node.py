@@ -37,7 +37,6 @@ import collections
 import copy
 import functools
 import itertools
-import threading
 import traceback
 import weakref
 from typing import Any, Iterable, Optional, Sequence
@@ -45,6 +44,8 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy
 
 from chainlet import _config
+from chainlet import _debug
+from chainlet import _hooks
 from chainlet import backend
 from chainlet.utils import type_check as _type_check
 from chainlet.variable import Variable, constant_node as _constant_node
@@ -54,67 +55,14 @@ _config_local = _config.config
 _global_config = _config.global_config
 _weakref = weakref.ref
 _from_output = Variable._from_output
+_function_hooks = _hooks.functions
 # Creation order of graph-building applications; breaks rank ties in backward.
 _creation_counter = itertools.count()
 
 
-class _HookRegistry(threading.local):
-    """Thread-local global function hooks (``with SomeHook(): ...``)."""
-
-    def __init__(self) -> None:
-        self.hooks: collections.OrderedDict = collections.OrderedDict()
-
-
-_hook_registry = _HookRegistry()
-# Number of global hooks active in any thread; zero lets apply() skip the thread-local lookup.
-_active_hook_count = 0
-
-
 def get_function_hooks() -> collections.OrderedDict:
     """Return the ordered dict of function hooks active in this thread."""
-    return _hook_registry.hooks
-
-
-def _register_global_hook(name: str, hook: Any) -> None:
-    global _active_hook_count
-    hooks = _hook_registry.hooks
-    if name in hooks:
-        raise KeyError(f'function hook {name!r} is already registered in this thread')
-    hooks[name] = hook
-    _active_hook_count += 1
-
-
-def _unregister_global_hook(name: str) -> None:
-    global _active_hook_count
-    del _hook_registry.hooks[name]
-    _active_hook_count -= 1
-
-
-def _collect_hooks(func: 'FunctionNode') -> list:
-    hooks = list(_hook_registry.hooks.values()) if _active_hook_count else []
-    local = func._local_function_hooks
-    if local:
-        hooks.extend(local.values())
-    return hooks
-
-
-def _check_finite(arrays: Iterable[Any], what: str, func: 'FunctionNode',
-                  index: Optional[int] = None) -> None:
-    for i, a in enumerate(arrays):
-        if index is not None:
-            i = index
-        if a is None or a.dtype.kind not in 'fc':
-            continue
-        xp = backend.get_array_module(a)
-        if not bool(xp.isfinite(a).all()):
-            kind = 'NaN' if bool(xp.isnan(a).any()) else 'Inf'
-            where = ''
-            if func.stack:
-                where = '\nThe function was applied at (most recent call last):\n' + ''.join(
-                    traceback.format_list(func.stack))
-            stage = 'forward' if what == 'forward output' else 'backward'
-            raise RuntimeError(f'{kind} is detected on {stage} computation of {func.label}: '
-                               f'{what} {i} (debug mode){where}')
+    return _function_hooks.hooks
 
 
 def _dsl_check(self: 'FunctionNode', in_data: tuple) -> None:
@@ -227,7 +175,6 @@ class FunctionNode:
         # The thread's own settings, falling back to the global defaults (a dict read is
         # cheaper than the config object's descriptor on this hot path).
         local = _config_local.__dict__
-        defaults = _global_config
         requires_grad = False
         all_numpy = True
         in_data = []
@@ -243,18 +190,22 @@ class FunctionNode:
             in_data.append(d)
         in_data = tuple(in_data)
         gpu = None if all_numpy else self._device_of(inputs, in_data)
-        if local.get('type_check', defaults.type_check):
+        if local.get('type_check', _global_config.type_check):
             self._check_arrays(in_data)
+        if _function_hooks.active or self._local_function_hooks or \
+                local.get('debug', _global_config.debug):
+            outputs = self._forward_observed(in_data, gpu)
+        else:
+            outputs = self._forward(in_data, gpu)
+        # As in Chainer, the graph is linked whenever backprop is on, even for constant inputs
+        # (``y.creator`` is there to inspect); backward skips what requires no gradient.
+        if not local.get('enable_backprop', _global_config.enable_backprop):
+            self._input_indexes_to_retain = self._output_indexes_to_retain = None
+            return tuple([_from_output(y, requires_grad) for y in outputs])
+        return self._link(inputs, in_data, outputs, requires_grad)
 
-        hooks = _collect_hooks(self) if (_active_hook_count or self._local_function_hooks) \
-            else None
-        if hooks:
-            for hook in hooks:
-                hook.forward_preprocess(self, in_data)
-        debug = local.get('debug', defaults.debug)
-        if debug:
-            self.stack = traceback.extract_stack()[:-1]
-
+    def _forward(self, in_data: tuple, gpu: Any) -> tuple:
+        """Run forward (``forward_gpu`` on the inputs' GPU when the class has one)."""
         if gpu is None:
             outputs = self.forward(in_data)
         else:
@@ -266,21 +217,27 @@ class FunctionNode:
                             f'got {type(outputs).__name__}')
         for y in outputs:
             if type(y) is not _ndarray:
-                outputs = self._coerce_outputs(outputs)
-                break
+                return self._coerce_outputs(outputs)
+        return outputs
+
+    def _forward_observed(self, in_data: tuple, gpu: Any) -> tuple:
+        """:meth:`_forward` between the hooks' callbacks, with debug mode's records and checks."""
+        hooks = _function_hooks.collect(self._local_function_hooks)
+        for hook in hooks:
+            hook.forward_preprocess(self, in_data)
+        debug = _config_local.debug
         if debug:
-            _check_finite(outputs, 'forward output', self)
-        if hooks:
-            for hook in hooks:
-                hook.forward_postprocess(self, in_data)
+            self.stack = traceback.extract_stack()[:-2]
+        outputs = self._forward(in_data, gpu)
+        if debug:
+            _debug.check_finite(outputs, 'forward output', self)
+        for hook in hooks:
+            hook.forward_postprocess(self, in_data)
+        return outputs
 
-        # As in Chainer, the graph is linked whenever backprop is on, even for constant inputs
-        # (``y.creator`` is there to inspect); backward skips what requires no gradient.
-        if not local.get('enable_backprop', defaults.enable_backprop):
-            self._input_indexes_to_retain = None
-            self._output_indexes_to_retain = None
-            return tuple([_from_output(y, requires_grad) for y in outputs])
-
+    def _link(self, inputs: Sequence[Any], in_data: tuple, outputs: tuple,
+              requires_grad: bool) -> tuple:
+        """Make the output Variables, link them and the inputs' nodes to this node, retain."""
         nodes = []
         rank = 0
         for x in inputs:

@@ -29,8 +29,8 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy
 
+from chainlet import _hooks
 from chainlet import backend
-from chainlet import link_hook as _link_hook
 from chainlet.device_resident import DeviceResident
 from chainlet.link_hook import LinkHook
 from chainlet.link_hook import _ForwardPostprocessCallbackArgs as _PostArgs
@@ -201,7 +201,7 @@ class Link(DeviceResident):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not self._init_done:
             raise RuntimeError(_INIT_MISSING)
-        if _link_hook._active_count or self._local_link_hooks:
+        if _hooks.links.active or self._local_link_hooks:
             return self._forward_with_hooks(args, kwargs)
         if self._mixin_call:
             return super().__call__(*args, **kwargs)  # type: ignore[misc]
@@ -213,7 +213,7 @@ class Link(DeviceResident):
         return self.forward  # type: ignore[attr-defined]
 
     def _forward_with_hooks(self, args: tuple, kwargs: dict) -> Any:
-        hooks = _link_hook._registry.hooks
+        hooks = _hooks.links.hooks
         if self._local_link_hooks:
             # A local hook with the name of a global one takes its place (as in Chainer).
             hooks = collections.OrderedDict(hooks)

@@ -23,21 +23,15 @@ from __future__ import annotations
 import collections
 from typing import TYPE_CHECKING, Any, Optional
 
-from chainlet.function_node import _HookRegistry
+from chainlet import _hooks
 
 if TYPE_CHECKING:
     from chainlet.link import Link
 
-# The link hooks registered for the current thread (``with hook:``), by name; a thread-local
-# registry of the same kind as the one of the function hooks.
-_registry = _HookRegistry()
-# Thread-wide hooks active in any thread; while it is 0, Link.__call__ skips all hook work.
-_active_count = 0
-
 
 def get_link_hooks() -> collections.OrderedDict:
     """Return the ordered dict ``name -> hook`` of the link hooks active in this thread."""
-    return _registry.hooks
+    return _hooks.links.hooks
 
 
 class _ForwardPreprocessCallbackArgs:
@@ -120,13 +114,10 @@ class LinkHook:
     name = 'LinkHook'
 
     def __enter__(self) -> 'LinkHook':
-        global _active_count
-        hooks = _registry.hooks
-        if self.name in hooks:
+        if self.name in _hooks.links.hooks:
             raise KeyError(f'{type(self).__name__}: a link hook named {self.name!r} is already '
                            f'active in this thread; give this one another name')
-        hooks[self.name] = self
-        _active_count += 1
+        _hooks.links.register(self.name, self)
         try:
             self.added(None)
         except BaseException:  # a hook that fails to start is not left registered
@@ -139,9 +130,7 @@ class LinkHook:
         self.deleted(None)
 
     def _unregister_from_thread(self) -> None:
-        global _active_count
-        del _registry.hooks[self.name]
-        _active_count -= 1
+        _hooks.links.unregister(self.name)
 
     def added(self, link: Optional['Link']) -> None:
         """Called when the hook is registered.

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy
 
@@ -697,41 +697,21 @@ class Variable:
         # As in Chainer: truth of a Variable is ambiguous (and would hide graph breaks).
         raise TypeError('Variables cannot be evaluated as Python bool.')
 
-    @property
-    def T(self) -> 'Variable':
-        """Transpose (all axes reversed)."""
-        from chainlet.functions.array.transpose import transpose
-        return transpose(self)
+    if TYPE_CHECKING:
+        # Attached by chainlet.functions._variable_methods (the core imports no function):
+        # declared here for type checkers and readers.
+        T: 'Variable'
 
-    def reshape(self, *shape: Any) -> 'Variable':
-        """Differentiable reshape; ``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
-        from chainlet.functions.array.reshape import reshape
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return reshape(self, shape)
+        def reshape(self, *shape: Any) -> 'Variable': ...
 
-    def transpose(self, *axes: Any) -> 'Variable':
-        """Differentiable transpose; no axes reverses them."""
-        from chainlet.functions.array.transpose import transpose
-        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-            axes = axes[0]
-        return transpose(self, axes or None)
+        def transpose(self, *axes: Any) -> 'Variable': ...
 
-    def sum(self, axis: Any = None, keepdims: bool = False) -> 'Variable':
-        """Differentiable sum over ``axis``."""
-        from chainlet.functions.math.sum import sum as _sum
-        return _sum(self, axis=axis, keepdims=keepdims)
+        def sum(self, axis: Any = None, keepdims: bool = False) -> 'Variable': ...
 
-    def mean(self, axis: Any = None, *, weights: Any = None,
-             keepdims: bool = False) -> 'Variable':
-        """Differentiable mean over ``axis``, weighted by ``weights`` if given (as Chainer's,
-        this is :func:`~chainlet.functions.average`)."""
-        from chainlet.functions.math.average import average
-        return average(self, axis=axis, weights=weights, keepdims=keepdims)
+        def mean(self, axis: Any = None, *, weights: Any = None,
+                 keepdims: bool = False) -> 'Variable': ...
 
-    def __getitem__(self, slices: Any) -> 'Variable':
-        from chainlet.functions.array.get_item import get_item
-        return get_item(self, slices)
+        def __getitem__(self, slices: Any) -> 'Variable': ...
 
     # Comparisons act on the data and return boolean arrays (see DESIGN §6).
     def __lt__(self, other: Any) -> Any:
@@ -752,8 +732,8 @@ class Variable:
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
         return self._data != _data_of(other)
 
-    # Arithmetic operators (__add__, __mul__, ...) are installed by
-    # chainlet.functions.math.basic_math, which owns their FunctionNodes.
+    # Arithmetic operators (__add__, __mul__, ...) are attached with the methods above by
+    # chainlet.functions._variable_methods.
 
 
 def _rebuild_variable(data: Any, name: Optional[str], grad: Any,

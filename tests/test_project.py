@@ -11,7 +11,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PKG = ROOT / 'chainlet'
 # The ground floor; 'utils' is Chainer's bottom-level helper package (type_check, conv, ...).
 CORE = {'_config', 'variable', 'parameter', 'function_node', 'function', '_backprop', 'backend',
-        '_devices', 'type_check', 'utils'}
+        '_devices', 'type_check', 'utils', '_hooks', '_debug', '_grad_sum', '_backprop_utils'}
+# Device support beside the core (chainlet.backends.cuda / intel64): not a layer above it.
+BESIDE_CORE = {'backends'}
 
 
 def _readme_commands():
@@ -58,6 +60,21 @@ def test_core_does_not_import_library_at_module_level():
         bad = [m for m in top if m.startswith('chainlet.') and
                m.split('.')[1] not in CORE]
         assert not bad, f'{path.name} imports {bad} at module level'
+
+
+def test_core_imports_nothing_above_it_even_inside_functions():
+    # The ground floor stays at the bottom: no import of functions/ or anything above, also not
+    # deferred into a function body (the core's operators and methods are attached from
+    # chainlet.functions._variable_methods, and it has its own gradient sum).
+    allowed = CORE | BESIDE_CORE
+    for name in CORE:
+        path = PKG / f'{name}.py'
+        if not path.exists():
+            continue
+        _, names = _imports(path)
+        bad = sorted({m for m in names if m.startswith('chainlet.') and
+                      m.split('.')[1] not in allowed})
+        assert not bad, f'{path.name} imports {bad}'
 
 
 def test_functions_import_only_core_and_functions():

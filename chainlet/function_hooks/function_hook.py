@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainlet import function_node
+from chainlet import _hooks
 
 
 class FunctionHook:
@@ -19,12 +19,12 @@ class FunctionHook:
     name = 'FunctionHook'
 
     def __enter__(self) -> 'FunctionHook':
-        function_node._register_global_hook(self.name, self)
+        _hooks.functions.register(self.name, self)
         self.added(None)
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        function_node._unregister_global_hook(self.name)
+        _hooks.functions.unregister(self.name)
         self.deleted(None)
 
     def added(self, function: Any = None) -> None:

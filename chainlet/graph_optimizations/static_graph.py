@@ -44,7 +44,7 @@ from typing import Any, Callable, Optional
 import numpy
 
 import chainlet
-from chainlet import function_node as _fn
+from chainlet import _hooks
 from chainlet.function_node import FunctionNode
 from chainlet.graph_optimizations import _schedule
 from chainlet.graph_optimizations._schedule import NotStatic, Recording, Schedule
@@ -137,7 +137,7 @@ class _StaticNode(FunctionNode):
         entry = self._entry
         known = entry.backward.get(pattern)
         if self._schedule is not None and type(known) is _schedule.BackwardSchedule and \
-                not double and not _fn._active_hook_count:
+                not double and not _hooks.functions.active:
             return tuple(known.replay(self._values, gys))
         if self._schedule is not None:
             with chainlet.force_backprop_mode():  # backward runs with backprop off
@@ -320,7 +320,7 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
             schedule = entry.schedule
             link_values, link_arrays, links_numpy = links
             config = chainlet.config
-            fast = links_numpy and schedule.arrays_ok and not _fn._active_hook_count and \
+            fast = links_numpy and schedule.arrays_ok and not _hooks.functions.active and \
                 not config.debug and _all_numpy(leaves)
             if fast and not config.enable_backprop:
                 values, _ = schedule.replay_arrays([_data(x) for x in leaves], link_arrays)

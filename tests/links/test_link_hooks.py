@@ -10,7 +10,7 @@ import pytest
 
 import chainlet
 import chainlet.links as L
-from chainlet import link_hook
+from chainlet import _hooks, link_hook
 from chainlet.link_hooks import TimerHook
 
 
@@ -67,7 +67,7 @@ def test_no_hooks_leaves_the_link_untouched():
     layer(np.zeros((1, 3), np.float32))
     assert layer._local_link_hooks is None
     assert link_hook.get_link_hooks() == {}
-    assert link_hook._active_count == 0
+    assert _hooks.links.active == 0
 
 
 def test_global_then_local_hooks_in_registration_order_with_their_arguments():
@@ -163,7 +163,7 @@ def test_name_clash_and_unknown_names_raise():
             with Recorder('g', []):
                 pass
         assert list(link_hook.get_link_hooks()) == ['g']
-    assert link_hook.get_link_hooks() == {} and link_hook._active_count == 0
+    assert link_hook.get_link_hooks() == {} and _hooks.links.active == 0
 
 
 def test_add_hook_checks_its_arguments():
@@ -191,7 +191,7 @@ def test_a_hook_refusing_the_link_is_not_registered():
     with pytest.raises(ValueError, match='no'):
         with Refuse():
             pass
-    assert link_hook.get_link_hooks() == {} and link_hook._active_count == 0
+    assert link_hook.get_link_hooks() == {} and _hooks.links.active == 0
 
 
 def test_forward_that_raises_runs_no_postprocess_and_the_with_block_cleans_up():
@@ -204,7 +204,7 @@ def test_forward_that_raises_runs_no_postprocess_and_the_with_block_cleans_up():
         with Recorder('g', log):
             Boom()(0)
     assert events(log) == [('g', 'added'), ('g', 'pre'), ('g', 'deleted')]
-    assert link_hook.get_link_hooks() == {} and link_hook._active_count == 0
+    assert link_hook.get_link_hooks() == {} and _hooks.links.active == 0
 
 
 def test_global_hooks_belong_to_their_thread():
@@ -214,7 +214,7 @@ def test_global_hooks_belong_to_their_thread():
         worker = threading.Thread(target=link, args=(0,))
         worker.start()
         worker.join()
-        assert link_hook._active_count == 1
+        assert _hooks.links.active == 1
         assert events(log) == [('g', 'added')]  # the other thread's call was not hooked
         link(0)
     assert events(log)[1:3] == [('g', 'pre'), ('g', 'post')]

@@ -1,11 +1,12 @@
 """Arithmetic: neg, add, sub, mul, div, pow, with arrays or scalars on either side.
 
-These are the FunctionNodes behind ``Variable``'s operators, which :func:`install_operators`
-attaches. Array operands broadcast like NumPy and must share the Variable's dtype; a Python or
-NumPy scalar operand is cast to the array's dtype, so ``x * 2.0`` stays float32 for a float32
-``x`` under NumPy 1.26 and 2.x alike. As in Chainer, a plain array combined with a Variable is
-a constant and is cast to the Variable's dtype (``x ** numpy.float64 array`` keeps ``x``'s
-dtype); two Variables must agree. Node labels are Chainer's (``'_ + _'``, ``'_ * 2.0'``).
+These are the FunctionNodes behind ``Variable``'s operators, which
+:mod:`chainlet.functions._variable_methods` attaches. Array operands broadcast like NumPy and
+must share the Variable's dtype; a Python or NumPy scalar operand is cast to the array's dtype,
+so ``x * 2.0`` stays float32 for a float32 ``x`` under NumPy 1.26 and 2.x alike. As in Chainer,
+a plain array combined with a Variable is a constant and is cast to the Variable's dtype
+(``x ** numpy.float64 array`` keeps ``x``'s dtype); two Variables must agree. Node labels are
+Chainer's (``'_ + _'``, ``'_ * 2.0'``).
 """
 from __future__ import annotations
 
@@ -517,7 +518,8 @@ def rmatmul(x: Any, other: Any) -> Variable:
     return matmul(other, x)
 
 
-def _reflect(op):
+def reflect(op: Any) -> Any:
+    """``op`` with its operands swapped: ``reflect(sub)(x, c)`` is ``c - x``."""
     def reflected(self, other):
         return op(other, self)
     reflected.__name__ = f'r{op.__name__}'
@@ -525,27 +527,13 @@ def _reflect(op):
 
 
 # Chainer's names of the reflected operators (``rsub(x, c)`` is ``c - x``: Variable.__rsub__).
-rsub = _reflect(sub)
-rdiv = _reflect(div)
-rpow = _reflect(pow)
+rsub = reflect(sub)
+rdiv = reflect(div)
+rpow = reflect(pow)
 
 
-def install_operators() -> None:
-    """Attach the arithmetic operators to :class:`Variable` (done once at import)."""
-    Variable.__neg__ = neg
-    Variable.__pos__ = lambda self: self
-    Variable.__abs__ = absolute
-    Variable.__add__ = add
-    Variable.__radd__ = _reflect(add)
-    Variable.__sub__ = sub
-    Variable.__rsub__ = _reflect(sub)
-    Variable.__mul__ = mul
-    Variable.__rmul__ = _reflect(mul)
-    Variable.__truediv__ = div
-    Variable.__rtruediv__ = _reflect(div)
-    Variable.__floordiv__ = floordiv
-    Variable.__rfloordiv__ = rfloordiv
-    Variable.__pow__ = pow
-    Variable.__rpow__ = _reflect(pow)
-    Variable.__matmul__ = matmul
-    Variable.__rmatmul__ = rmatmul
+def install_variable_arithmetics() -> None:
+    """Attach the operators (and the other differentiable methods) to :class:`Variable`; done
+    once when ``chainlet`` is imported (Chainer's name)."""
+    from chainlet.functions._variable_methods import install
+    install()

@@ -1,0 +1,64 @@
+"""The core's own gradient sum: where the graph branches, backward adds the gradients up once.
+
+A value used by several functions receives one gradient from each; the scheduler sums them once,
+when the value's creator is reached, with :func:`sum_grads`. The sum is a :class:`FunctionNode`
+so that under double backprop it is part of the graph of the gradient (its backward hands the
+output gradient to every term). It lives in the core, not in ``chainlet.functions``: every term
+already has the value's shape, so it needs no broadcasting and no argument checks.
+
+Example:
+    >>> import numpy as np, chainlet
+    >>> from chainlet._grad_sum import sum_grads
+    >>> g = sum_grads([chainlet.Variable(np.ones(2)), chainlet.Variable(np.full(2, 2.0))])
+    >>> g.array
+    array([3., 3.])
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from chainlet.function_node import FunctionNode
+from chainlet.variable import Variable
+
+
+class GradientSum(FunctionNode):
+    """``g0 + g1 + ...`` of gradients of one value (same shape; a float dtype wins)."""
+
+    @property
+    def label(self) -> str:
+        return '_ + _'  # as Chainer's graph dumps show a gradient sum
+
+    def forward(self, inputs: tuple) -> tuple:
+        y = inputs[0] + inputs[1]  # a fresh array: the terms are never written to
+        for x in inputs[2:]:
+            if x.dtype == y.dtype:
+                y += x
+            else:  # an integer input's gradients may come in several dtypes
+                y = y + x
+        return y,
+
+    def backward(self, indexes: tuple, grad_outputs: tuple) -> tuple:
+        gy, = grad_outputs
+        return (gy,) * len(indexes)
+
+
+class GradientCopy(FunctionNode):
+    """A private copy of a gradient (a leaf's ``.grad`` must not alias another array)."""
+
+    def forward(self, inputs: tuple) -> tuple:
+        return inputs[0].copy(),
+
+    def backward(self, indexes: tuple, grad_outputs: tuple) -> tuple:
+        return grad_outputs
+
+
+def sum_grads(grads: Sequence[Variable]) -> Variable:
+    """The sum of the gradient Variables ``grads`` (the one term itself when there is one)."""
+    if len(grads) == 1:
+        return grads[0]
+    return GradientSum().apply(grads)[0]
+
+
+def copy_grad(grad: Variable) -> Variable:
+    """A copy of ``grad`` with its own writable array (differentiable under double backprop)."""
+    return GradientCopy().apply((grad,))[0]
