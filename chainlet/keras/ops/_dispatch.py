@@ -62,6 +62,8 @@ def xp_of(*xs: Any) -> Any:
 
 
 def dtype_of(x: Any) -> numpy.dtype:
+    if isinstance(x, Variable):
+        return x.dtype
     if isinstance(x, bool):
         return numpy.dtype(bool)
     if isinstance(x, int):
@@ -100,16 +102,21 @@ def to_float(x: Any) -> Any:
 
 def result_dtype(*xs: Any) -> numpy.dtype:
     """Keras's promotion: Python numbers are weak; any float wins over integers."""
-    strong = [dtype_of(x) for x in xs if not isinstance(x, (bool, int, float))]
-    weak = [x for x in xs if isinstance(x, (bool, int, float))]
+    strong, weak = [], []
+    for x in xs:
+        (weak if isinstance(x, (bool, int, float)) else strong).append(x)
     if not strong:
         return numpy.result_type(*[dtype_of(x) for x in weak])
-    floats = [d for d in strong if d.kind == 'f']
+    dtypes = [dtype_of(x) for x in strong]
+    first = dtypes[0]
+    if first.kind == 'f' and all(d == first for d in dtypes):
+        return first  # the common case: tensors of one float dtype, maybe with numbers
+    floats = [d for d in dtypes if d.kind == 'f']
     if floats:
         return max(floats, key=lambda d: d.itemsize)
     if any(isinstance(x, float) for x in weak):
         return numpy.dtype(FLOATX)
-    ints = [d for d in strong if d.kind != 'b']
+    ints = [d for d in dtypes if d.kind != 'b']
     if not ints:
         return numpy.dtype(bool) if not any(type(x) is int for x in weak) \
             else numpy.dtype('int32')
@@ -185,9 +192,37 @@ def keras_op(*tensor_args: str, module: str = 'numpy', name: Optional[str] = Non
         signature = inspect.signature(impl)
         op_name = name or impl.__name__.rstrip('_')
         qualified = f'{module}.{op_name}'
+        params = list(signature.parameters.values())
+        # Fast path for the usual call -- tensors positional, options positional or by keyword,
+        # no *args -- which skips ``Signature.bind`` (a third of the overhead of a small op).
+        plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params) and not sequences
+        positions = [i for i, p in enumerate(params) if p.name in singles]
+        required = sum(p.default is p.empty for p in params)
+        options = {p.name for p in params if p.name not in singles}
+
+        def run(call_args: tuple, call_kwargs: dict, given: list, leaves: list) -> Any:
+            as_variable = any(isinstance(t, Variable) for t in leaves)
+            if as_variable:
+                out = impl(*call_args, **call_kwargs)
+            else:
+                with chainlet.no_backprop_mode():
+                    out = impl(*call_args, **call_kwargs)
+            return map_structure(lambda v: _wrap_output(v, as_variable), out) \
+                if isinstance(out, (list, tuple, dict)) else _wrap_output(out, as_variable)
 
         @functools.wraps(impl)
         def op(*args: Any, **kwargs: Any) -> Any:
+            if plain and required <= len(args) + len(kwargs) <= len(params) and \
+                    options.issuperset(kwargs):
+                given = [args[i] for i in positions if i < len(args)]
+                if not any(isinstance(t, (KerasTensor, list, tuple)) for t in given):
+                    xp = xp_of(*given)
+                    has_real = any(is_tensor_like(t) for t in given)
+                    call_args = list(args)
+                    for i in positions:
+                        if i < len(args):
+                            call_args[i] = to_variable(args[i], xp, has_real)
+                    return run(tuple(call_args), kwargs, given, given)
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as e:
@@ -197,7 +232,6 @@ def keras_op(*tensor_args: str, module: str = 'numpy', name: Optional[str] = Non
             leaves = flatten(given)
             if any(isinstance(t, KerasTensor) for t in leaves):
                 return record(qualified, op_name, args, kwargs)
-            as_variable = any(isinstance(t, Variable) for t in leaves)
             xp = xp_of(*leaves)
             # A Python number next to a real tensor stays weak (Keras's promotion).
             has_real = any(is_tensor_like(t) or isinstance(t, (list, tuple)) for t in given)
@@ -207,12 +241,7 @@ def keras_op(*tensor_args: str, module: str = 'numpy', name: Optional[str] = Non
             for n in sequences:
                 if n in arguments:
                     arguments[n] = [to_variable(v, xp, has_real) for v in arguments[n]]
-            if as_variable:
-                out = impl(*bound.args, **bound.kwargs)
-            else:
-                with chainlet.no_backprop_mode():
-                    out = impl(*bound.args, **bound.kwargs)
-            return map_structure(lambda v: _wrap_output(v, as_variable), out)
+            return run(bound.args, bound.kwargs, given, leaves)
 
         op.op_name = op_name
         op.impl = impl
