@@ -12,9 +12,10 @@ from typing import Any, Optional
 
 import numpy
 
+import chainlet
 import chainlet.functions as F
-from chainlet.keras.ops._dispatch import (axis_tuple, const, index_grids, is_float, keras_op,
-                                          to_float)
+from chainlet.keras.ops._dispatch import (array_of, axis_tuple, const, index_grids, is_float,
+                                          keras_op, to_float)
 
 
 def _num_segments(ids: Any, num_segments: Optional[int]) -> int:
@@ -211,6 +212,81 @@ def irfft(x: Any, fft_length: Optional[int] = None) -> Any:
     return out
 
 
+def _window(window: Any, length: int, fft_length: int, like: Any) -> Any:
+    """The analysis window, zero-padded to ``fft_length`` and centred (as Keras does)."""
+    if window is None:
+        w = numpy.ones(length)
+    elif isinstance(window, str):
+        n = numpy.arange(length)
+        if window in ('hann', 'hanning'):
+            w = 0.5 - 0.5 * numpy.cos(2 * numpy.pi * n / length)
+        elif window == 'hamming':
+            w = 0.54 - 0.46 * numpy.cos(2 * numpy.pi * n / length)
+        else:
+            raise ValueError(f"keras.ops.stft: window must be 'hann', 'hamming', a tensor or "
+                             f'None, got {window!r}')
+    else:
+        w = numpy.asarray(chainlet.backend.to_cpu(array_of(window)), dtype='float64')
+        if w.shape != (length,):
+            raise ValueError(f'keras.ops.stft: a window tensor must have shape '
+                             f'({length},), got {w.shape}')
+    left = (fft_length - length) // 2
+    w = numpy.pad(w, (left, fft_length - length - left))
+    return like.xp.asarray(w.astype(like.dtype))
+
+
+def _check_lengths(name: str, sequence_length: int, fft_length: int) -> None:
+    if sequence_length > fft_length:
+        raise ValueError(f'keras.ops.{name}: sequence_length ({sequence_length}) must not '
+                         f'exceed fft_length ({fft_length})')
+
+
+@keras_op('x', module='math')
+def stft(x: Any, sequence_length: int, sequence_stride: int, fft_length: int,
+         window: Any = 'hann', center: bool = True) -> Any:
+    """Short-time Fourier transform over the last axis: ``(real, imag)`` of shape
+    ``(..., frames, fft_length // 2 + 1)``; ``center`` reflect-pads ``fft_length // 2`` on
+    both sides first."""
+    _check_lengths('stft', sequence_length, fft_length)
+    x = to_float(x)
+    if center:
+        half = fft_length // 2
+        x = F.pad(x, ((0, 0),) * (x.ndim - 1) + ((half, half),), mode='reflect')
+    frames = extract_sequences.impl(x, fft_length, sequence_stride)
+    win = _window(window, sequence_length, fft_length, frames)
+    return rfft.impl(frames * win, fft_length)
+
+
+@keras_op('*x', module='math')
+def istft(x: Any, sequence_length: int, sequence_stride: int, fft_length: int,
+          length: Optional[int] = None, window: Any = 'hann', center: bool = True) -> Any:
+    """Inverse of ``stft``: windowed overlap-add of the frames, divided by the overlap-added
+    squared window (where it is not ~0); ``length`` trims or pads the result."""
+    _check_lengths('istft', sequence_length, fft_length)
+    frames = irfft.impl(x, fft_length)  # (..., m, fft_length)
+    win = _window(window, sequence_length, fft_length, frames)
+    frames = frames * win
+    lead = tuple(frames.shape[:-2])
+    m = frames.shape[-2]
+    total = (m - 1) * sequence_stride + fft_length
+    index = (numpy.arange(m)[:, None] * sequence_stride +
+             numpy.arange(fft_length)[None, :]).reshape(-1)
+    xp = frames.xp
+    flat = F.reshape(frames, (-1, m * fft_length))
+    out = F.scatter_add(xp.zeros((flat.shape[0], total), frames.dtype),
+                        (slice(None), xp.asarray(index)), flat)
+    norm = numpy.zeros(total)
+    numpy.add.at(norm, index, numpy.tile(chainlet.backend.to_cpu(win) ** 2, m))
+    norm = xp.asarray(numpy.where(norm > 1e-10, norm, 1.0).astype(frames.dtype))
+    out = F.reshape(out / norm, lead + (total,))
+    start = fft_length // 2 if center else 0
+    stop = total - (fft_length // 2 if center else 0)
+    out = out[..., start:stop]
+    if length is not None:
+        out = _fit_length(out, int(length))
+    return out
+
+
 def _fit_length(x: Any, n: int) -> Any:
     """``x`` cut or zero-padded to length ``n`` on its last axis."""
     length = x.shape[-1]
@@ -223,4 +299,4 @@ def _fit_length(x: Any, n: int) -> Any:
 
 __all__ = ['segment_sum', 'segment_max', 'top_k', 'in_top_k', 'logsumexp', 'rsqrt', 'erf',
            'erfinv', 'logdet', 'extract_sequences', 'fft', 'ifft', 'fft2', 'ifft2', 'rfft',
-           'irfft']
+           'irfft', 'stft', 'istft']

@@ -99,6 +99,8 @@ GRADIENT_CASES = [
     ('irfft', lambda r, i: ops.irfft((r, i)), [sym(2, 4), sym(2, 4)]),
     ('fft2', lambda r, i: ops.fft2((r, i))[0], [sym(3, 4), sym(3, 4)]),
     ('kron', ops.kron, [sym(2, 2), sym(2, 3)]),
+    ('stft', lambda x: ops.stft(x, 4, 2, 6)[0], [sym(2, 10)]),
+    ('istft', lambda r, i: ops.istft((r, i), 4, 2, 6), [sym(1, 4, 4), sym(1, 4, 4)]),
     ('correlate', lambda a, v: ops.correlate(a, v, mode='full'), [sym(5), sym(3)]),
     ('corrcoef', ops.corrcoef, [sym(3, 5)]),
     ('trapezoid', ops.trapezoid, [sym(3, 4)]),
@@ -489,6 +491,18 @@ def test_custom_gradient():
     ops.sum(y).backward()
     np.testing.assert_allclose(x.grad, [0.5, 1.0])  # finite where autodiff overflows
     np.testing.assert_allclose(log1pexp(np.array([0.0])), [np.log(2.0)])
+
+
+@pytest.mark.parametrize('window, center', [('hann', True), ('hamming', False), (None, True)])
+def test_istft_inverts_stft(window, center):
+    x = sym(2, 64)
+    real, imag = ops.stft(x, 8, 2, 16, window=window, center=center)
+    y = ops.istft((real, imag), 8, 2, 16, window=window, center=center)
+    covered = y.shape[-1] if center else y.shape[-1] - 4  # edges without full overlap
+    start = 0 if center else 4
+    np.testing.assert_allclose(y[:, start:covered], x[:, start:covered], atol=1e-10)
+    assert ops.istft((real, imag), 8, 2, 16, length=64, window=window,
+                     center=center).shape == (2, 64)
 
 
 def test_hsv_round_trip():

@@ -162,6 +162,19 @@ def _conv_transpose_ref(x, w, strides=1, padding='valid', output_padding=None):
     return np.pad(out, ((0, 0), (0, extra), (0, extra), (0, 0)))
 
 
+def _stft_ref(x, sequence_length, sequence_stride, fft_length):
+    half = fft_length // 2
+    padded = np.pad(x, ((0, 0), (half, half)), mode='reflect')
+    n = np.arange(sequence_length)
+    left = (fft_length - sequence_length) // 2
+    w = np.pad(0.5 - 0.5 * np.cos(2 * np.pi * n / sequence_length),
+               (left, fft_length - sequence_length - left))
+    starts = range(0, padded.shape[1] - fft_length + 1, sequence_stride)
+    frames = np.stack([padded[:, s:s + fft_length] for s in starts], 1)
+    spec = np.fft.rfft(frames * w, fft_length)
+    return spec.real, spec.imag
+
+
 def _adaptive_average(x, size):
     (h, w), (oh, ow) = x.shape[1:3], size
     rows = [(i * h // oh, -(-(i + 1) * h // oh)) for i in range(oh)]
@@ -438,6 +451,7 @@ CASES = [
      lambda x, fft_length: (np.fft.rfft(x, fft_length).real, np.fft.rfft(x, fft_length).imag)),
     ('irfft', 'irfft', ((sym(3, 4), sym(3, 4)),), {'fft_length': 7},
      lambda x, fft_length: np.fft.irfft(x[0] + 1j * x[1], fft_length)),
+    ('stft', 'stft', (sym(2, 30), 8, 4, 16), {}, _stft_ref),
     ('cholesky_inverse', 'cholesky_inverse', (np.linalg.cholesky(SPD).astype('f'),), {},
      lambda x: np.linalg.inv(x @ np.swapaxes(x, -1, -2))),
     # nn
