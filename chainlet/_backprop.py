@@ -114,27 +114,35 @@ def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: 
     """Run one node's backward and return its checked gradients, one per target index.
 
     ``pending`` holds the gradients the targets already have when the node implements
-    ``backward_accumulate`` (``None`` otherwise).
+    ``backward_accumulate`` (``None`` otherwise). In debug mode an error names the node's call.
     """
-    if pending is not None:
-        gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, pending)
-    elif gys[0] is not None and type(gys[0]._data) is _ndarray:
-        gxs = func.backward(indexes, gys)  # the CPU fast path
-    else:
-        gxs = _on_device_of(gys, func.backward, indexes, gys)
-    if type(gxs) is not tuple:
-        gxs = _grads_as_tuple(func, gxs)
-    if len(gxs) != len(indexes):
-        gxs = _per_target(func, gxs, indexes)
-    inputs = func.inputs
-    checked = []
-    for i, gx in zip(indexes, gxs):
-        if gx is not None:
-            gx = _checked_grad(func, i, inputs[i], gx, double)
-            if debug:
-                _debug.check_finite((gx._data,), 'gradient of input', func, index=i)
-        checked.append(gx)
-    return checked
+    try:
+        if pending is not None:
+            gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, pending)
+        elif gys[0] is not None and type(gys[0]._data) is _ndarray:
+            gxs = func.backward(indexes, gys)  # the CPU fast path
+        else:
+            gxs = _on_device_of(gys, func.backward, indexes, gys)
+        if type(gxs) is not tuple:
+            gxs = _grads_as_tuple(func, gxs)
+        if len(gxs) != len(indexes):
+            gxs = _per_target(func, gxs, indexes)
+        inputs = func.inputs
+        checked = []
+        for i, gx in zip(indexes, gxs):
+            if gx is not None:
+                node = inputs[i]
+                if type(gx) is not Variable or gx._data.shape != node.shape or (
+                        gx._data.dtype != node.dtype and node.dtype.kind == 'f'):
+                    gx = _checked_grad(func, i, node, gx, double)  # raises or wraps an array
+                if debug:
+                    _debug.check_finite((gx._data,), 'gradient of input', func, index=i)
+            checked.append(gx)
+        return checked
+    except Exception as e:
+        if func.stack:  # debug mode: say where the failing function was applied
+            _debug.add_call_site(e, func)
+        raise
 
 
 def _add_grad(grads: dict, heap: list, pushed: set, node: VariableNode, g: Variable) -> None:
@@ -177,16 +185,18 @@ def _pop_output_grads(func: _fn.FunctionNode, grads: dict, targets: Optional[dic
 def _target_indexes(func: _fn.FunctionNode, targets: Optional[dict]) -> tuple:
     """The inputs of ``func`` that need a gradient (for ``grad``: on the way to a target)."""
     if targets is None:
-        return tuple([i for i, n in enumerate(func.inputs) if n.requires_grad])
+        inputs = func.inputs
+        if len(inputs) == 1:  # the common case
+            return (0,) if inputs[0].requires_grad else ()
+        return tuple([i for i, n in enumerate(inputs) if n.requires_grad])
     return tuple([i for i, n in enumerate(func.inputs)
                   if n.requires_grad and (n.creator_node is not None or n in targets)])
 
 
 def _call_backward(func: _fn.FunctionNode, indexes: tuple, gys: tuple, grads: dict,
                    double: bool, debug: bool) -> list:
-    """Run ``func``'s backward between its hooks; errors get the call site in debug mode."""
-    hooks = _function_hooks.collect(func._local_function_hooks) \
-        if (_function_hooks.active or func._local_function_hooks) else None
+    """:func:`_backward_step` between the node's hooks, for ``backward_accumulate`` too."""
+    hooks = _function_hooks.collect(func._local_function_hooks)
     if hooks:
         in_data = tuple([n.data for n in func.inputs])
         out_grad = tuple([None if g is None else g._data for g in gys])
@@ -195,15 +205,9 @@ def _call_backward(func: _fn.FunctionNode, indexes: tuple, gys: tuple, grads: di
     pending = None
     if func._has_backward_accumulate:
         pending = tuple([_take_sum(grads, func.inputs[i]) for i in indexes])
-    try:
-        gxs = _backward_step(func, indexes, gys, pending, double, debug)
-    except Exception as e:
-        if func.stack:  # debug mode: say where the failing function was applied
-            _debug.add_call_site(e, func)
-        raise
-    if hooks:
-        for hook in hooks:
-            hook.backward_postprocess(func, in_data, out_grad)
+    gxs = _backward_step(func, indexes, gys, pending, double, debug)
+    for hook in hooks:
+        hook.backward_postprocess(func, in_data, out_grad)
     return gxs
 
 
@@ -257,13 +261,24 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
             func = _heappop(heap)[2]
             gys = _pop_output_grads(func, grads, targets, retain_grad)
             indexes = () if gys is None else _target_indexes(func, targets)
-            if indexes:
+            if not indexes:
+                continue
+            if _function_hooks.active or func._local_function_hooks or \
+                    func._has_backward_accumulate:
                 gxs = _call_backward(func, indexes, gys, grads, double, debug)
-                inputs = func.inputs
-                for i, gx in zip(indexes, gxs):
-                    if gx is not None:
-                        _add_grad(grads, heap, pushed, inputs[i], gx)
-                del gys, gxs
+            else:
+                gxs = _backward_step(func, indexes, gys, None, double, debug)
+            inputs = func.inputs
+            for i, gx in zip(indexes, gxs):
+                if gx is None:
+                    continue
+                node = inputs[i]
+                lst = grads.get(node)
+                if lst is None:  # the first gradient of node: schedule its creator
+                    _add_grad(grads, heap, pushed, node, gx)
+                else:
+                    lst.append(gx)
+            del gys, gxs
     if targets is None:
         return grads
     for node, lst in grads.items():

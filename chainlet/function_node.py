@@ -195,6 +195,11 @@ class FunctionNode:
         if _function_hooks.active or self._local_function_hooks or \
                 local.get('debug', _global_config.debug):
             outputs = self._forward_observed(in_data, gpu)
+        elif gpu is None:
+            outputs = self.forward(in_data)
+            if type(outputs) is not tuple or type(outputs[0] if outputs else None) \
+                    is not _ndarray or len(outputs) > 1:
+                outputs = self._checked_outputs(outputs)
         else:
             outputs = self._forward(in_data, gpu)
         # As in Chainer, the graph is linked whenever backprop is on, even for constant inputs
@@ -212,6 +217,10 @@ class FunctionNode:
             with gpu:  # kernels and allocations on the inputs' GPU
                 outputs = self.forward_gpu(in_data) if self._use_forward_gpu \
                     else self.forward(in_data)
+        return self._checked_outputs(outputs)
+
+    def _checked_outputs(self, outputs: Any) -> tuple:
+        """``outputs`` if it is a tuple of ndarrays; NumPy scalars become 0-d arrays."""
         if type(outputs) is not tuple:
             raise TypeError(f'{self.label}: forward output must be a tuple of ndarrays, '
                             f'got {type(outputs).__name__}')
