@@ -2,8 +2,9 @@
 
 The ops are laid out as in Keras: ``ops.numpy`` (NumPy-like maths and array manipulation),
 ``ops.nn`` (activations, convolution, pooling, losses, normalization), ``ops.math``,
-``ops.core`` (conversion, casting, scatter/slice updates, control flow), ``ops.linalg`` and
-``ops.image``; all but ``image`` are also available directly as ``ops.<name>``.
+``ops.core`` (conversion, casting, scatter/slice updates, control flow), ``ops.linalg``,
+``ops.einops`` (``rearrange``) and ``ops.image``; all but ``image`` are also available directly
+as ``ops.<name>``.
 
 Every op works on three kinds of input (see :mod:`chainlet.keras.ops._dispatch`):
 
@@ -22,9 +23,10 @@ Example:
     >>> keras.Model(inputs, outputs)(np.zeros((2, 3), np.float32)).shape
     (2,)
 """
-from chainlet.keras.ops import core, image, linalg, math, nn, numpy  # noqa: F401
+from chainlet.keras.ops import core, einops, image, linalg, math, nn, numpy  # noqa: F401
 from chainlet.keras.ops._dispatch import OpLayer  # noqa: F401
 from chainlet.keras.ops.core import *  # noqa: F401,F403
+from chainlet.keras.ops.einops import *  # noqa: F401,F403
 from chainlet.keras.ops.linalg import *  # noqa: F401,F403
 from chainlet.keras.ops.math import *  # noqa: F401,F403
 from chainlet.keras.ops.nn import *  # noqa: F401,F403

@@ -541,6 +541,12 @@ def test_integer_only_ops_reject_floats():
     (lambda: ops.exp(object()), TypeError, 'expected a tensor'),
     (lambda: ops.quantile(np.ones(3), 0.5, method='nearest'), ValueError, 'method'),
     (lambda: ops.unstack(np.ones((2, 3)), num=3), ValueError, 'num'),
+    (lambda: ops.rearrange(np.ones((2, 6)), 'a (b c) -> a b c'), ValueError, 'infer'),
+    (lambda: ops.rearrange(np.ones((2, 6)), 'a b -> a c'), ValueError, 'same axes'),
+    (lambda: ops.rearrange(np.ones((2, 6)), 'a b c -> a b c'), ValueError, 'names 3'),
+    (lambda: ops.rearrange(np.ones((2, 6)), 'a ... -> a ...'), ValueError, 'unsupported'),
+    (lambda: ops.rearrange(np.ones((2, 6)), 'a (b c) -> a b c', b=4), ValueError, 'split'),
+    (lambda: ops.stft(np.ones(20), 8, 2, 4), ValueError, 'sequence_length'),
 ])
 def test_errors(call, error, match):
     with pytest.raises(error, match=match):
