@@ -623,6 +623,35 @@ def ctc_loss(target: Any, output: Any, target_length: Any, output_length: Any,
         target_length.array.astype('int32'), reduce='no')
 
 
+@keras_op('inputs', 'sequence_lengths', module='nn')
+def ctc_decode(inputs: Any, sequence_lengths: Any, strategy: str = 'greedy',
+               beam_width: int = 100, top_paths: int = 1, merge_repeated: bool = True,
+               mask_index: int = 0) -> Any:
+    """Greedy CTC decoding of logits ``(batch, time, classes)``: ``(decoded, scores)`` with
+    ``decoded`` of shape ``(1, batch, time)`` (labels first, then -1) and ``scores`` of shape
+    ``(batch, 1)``, the negated sum of the chosen log-probabilities. No gradient."""
+    if strategy != 'greedy':
+        raise ValueError(f"keras.ops.ctc_decode: only strategy='greedy' is supported, got "
+                         f'{strategy!r}')
+    xp = inputs.xp
+    logp = F.log_softmax(to_float(inputs), axis=2).array
+    batch, steps = logp.shape[:2]
+    best = logp.argmax(axis=-1)
+    score = logp.max(axis=-1)
+    beyond = xp.arange(steps)[None, :] >= sequence_lengths.array.reshape(-1, 1)
+    best = xp.where(beyond, mask_index, best)
+    score = xp.where(beyond, 0, score)
+    if merge_repeated:
+        repeated = xp.zeros(best.shape, bool)
+        repeated[:, 1:] = best[:, 1:] == best[:, :-1]
+        best = xp.where(repeated, mask_index, best)
+    blank = best == mask_index
+    order = xp.argsort(xp.where(blank, steps, xp.arange(steps)[None, :]), axis=-1,
+                       kind='stable')
+    decoded = xp.take_along_axis(xp.where(blank, -1, best), order, axis=-1)
+    return decoded[None].astype('int32'), (-score.sum(axis=1, keepdims=True)).astype(logp.dtype)
+
+
 __all__ = sorted(n for n, v in dict(globals()).items()
                  if not n.startswith('_') and callable(v) and hasattr(v, 'op_name'))
 __all__ = sorted(set(__all__) | {'swish', 'hard_swish'})

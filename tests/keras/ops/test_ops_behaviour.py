@@ -447,6 +447,20 @@ def test_ctc_loss_matches_a_sum_over_alignments():
     np.testing.assert_allclose(loss, [-np.log(total)], rtol=1e-6)
 
 
+def test_ctc_decode_greedy():
+    probs = np.array([[[0.1, 0.8, 0.1], [0.1, 0.8, 0.1], [0.8, 0.1, 0.1], [0.1, 0.1, 0.8],
+                       [0.1, 0.1, 0.8]],
+                      [[0.1, 0.1, 0.8], [0.8, 0.1, 0.1], [0.1, 0.1, 0.8], [0.1, 0.8, 0.1],
+                       [0.1, 0.8, 0.1]]])
+    decoded, scores = ops.ctc_decode(np.log(probs), np.array([5, 3]))
+    np.testing.assert_array_equal(decoded, [[[1, 2, -1, -1, -1], [2, 2, -1, -1, -1]]])
+    np.testing.assert_allclose(scores, [[-5 * np.log(0.8)], [-3 * np.log(0.8)]])
+    unmerged, _ = ops.ctc_decode(np.log(probs), np.array([5, 5]), merge_repeated=False)
+    np.testing.assert_array_equal(unmerged[0, 0], [1, 1, 2, 2, -1])
+    with pytest.raises(ValueError, match='greedy'):
+        ops.ctc_decode(np.log(probs), np.array([5, 5]), strategy='beam_search')
+
+
 def test_creation_ops():
     np.testing.assert_array_equal(ops.zeros((2, 3)), np.zeros((2, 3), 'f'))
     np.testing.assert_array_equal(ops.ones(2, dtype='int32'), [1, 1])
