@@ -242,7 +242,10 @@ class Mean(Metric):
             v = numpy.asarray(v, dtype=numpy.float64)
         if sample_weight is None or isinstance(sample_weight, (int, float)):
             # the common cases (no weights; the loss tracker's batch size) without a copy
-            total, count = float(v.sum(dtype=numpy.float64)), float(v.size)
+            if v.ndim == 0:   # a loss value: no reduction needed
+                total, count = float(v), 1.0
+            else:
+                total, count = float(v.sum(dtype=numpy.float64)), float(v.size)
             if sample_weight is not None:
                 total, count = total * sample_weight, count * sample_weight
             self.total += total
