@@ -747,6 +747,13 @@ class Sequential(ChainList):
 
     Links become children (their parameters are registered); other callables are kept as steps.
 
+    The children are named ``'0'``, ``'1'``, ... in Chainer 7's order, which is the order of the
+    steps only for up to two links: Chainer puts a link added after position 0 right after the
+    *first* link before it, so ``Sequential(l0, l1, l2)`` names ``l2`` ``'1'`` and ``l1``
+    ``'2'``. Parameter names (``/1/W``) and saved files therefore match Chainer's, and a model
+    saved by Chainer loads with the right weights in each layer. Indexing and iteration follow
+    the steps.
+
     Example:
         >>> import numpy as np, chainlet.links as L, chainlet.functions as F
         >>> from chainlet import Sequential
@@ -755,6 +762,11 @@ class Sequential(ChainList):
         (2, 1)
         >>> len(model)
         3
+        >>> three = Sequential(L.Linear(2, 3), L.Linear(3, 4), L.Linear(4, 5))
+        >>> [name for name, _ in three.namedlinks(skipself=True)]   # as in Chainer
+        ['/0', '/1', '/2']
+        >>> three[2].name, three[1].name
+        ('1', '2')
     """
 
     def __init__(self, *layers: Callable) -> None:
@@ -772,8 +784,11 @@ class Sequential(ChainList):
         if not callable(layer):
             raise SequentialError(f'Sequential: expected a Link or a callable, got '
                                   f'{type(layer).__name__}')
+        n = len(self._layers)
+        index = max(0, min(n, index + n if index < 0 else index))
         self._layers.insert(index, layer)
-        self._sync_children()
+        if isinstance(layer, Link):
+            self._insert_child(index, layer)
 
     def remove(self, layer: Callable) -> None:
         """Remove the first occurrence of ``layer``."""
@@ -790,16 +805,40 @@ class Sequential(ChainList):
         self._sync_children()
         return layer
 
-    def _sync_children(self) -> None:
-        self.__dict__['_children'] = [s for s in self._layers if isinstance(s, Link)]
+    def _insert_child(self, index: int, link: Link) -> None:
+        # Chainer 7's rule (kept so that names and saved files match Chainer's): a link at
+        # step 0 becomes the first child; otherwise it goes right after the first link among
+        # the steps before it (after child 0 when there is none).
+        if index == 0:
+            position = 0
+        else:
+            position = 1 + next((j for j in range(index) if isinstance(self._layers[j], Link)),
+                                0)
+        children = self.__dict__.setdefault('_children', [])
+        children.insert(position, link)
+        self._rename_children()
+
+    def _rename_children(self) -> None:
         for i, link in enumerate(self._children):
             link.name = str(i)
 
+    def _sync_children(self) -> None:
+        """Drop the children whose steps were removed (the others keep their order)."""
+        present = {id(s) for s in self._layers if isinstance(s, Link)}
+        self.__dict__['_children'] = [c for c in self.__dict__.get('_children', ())
+                                      if id(c) in present]
+        self._rename_children()
+
     def _copy_children(self, mode: str) -> None:
         # The steps list holds the children too: copy the links in it, keep the functions.
+        # Chainer's copy appends the steps one by one, so the children get the order of a
+        # Sequential built from these steps (not necessarily the original's after inserts).
         self.__dict__['_layers'] = [s.copy(mode) if isinstance(s, Link) else s
                                     for s in self._layers]
-        self._sync_children()
+        self.__dict__['_children'] = []
+        for index, step in enumerate(self._layers):
+            if isinstance(step, Link):
+                self._insert_child(index, step)
 
     def forward(self, *x: Any) -> Any:
         if not self._layers:
@@ -817,8 +856,11 @@ class Sequential(ChainList):
         if not callable(layer):
             raise SequentialError(f'Sequential: expected a Link or a callable, got '
                                   f'{type(layer).__name__}')
-        self._layers[index] = layer
-        self._sync_children()
+        # As in Chainer: remove the old step, insert the new one at its place.
+        n = len(self._layers)
+        index = index + n if index < 0 else index
+        del self[index]
+        self.insert(index, layer)
 
     def __delitem__(self, index: Any) -> None:
         del self._layers[index]
