@@ -240,3 +240,12 @@ def test_pad_sequences_errors():
         keras.utils.pad_sequences([[1], 2])
     with pytest.raises(ValueError, match='string'):
         keras.utils.pad_sequences([[1]], value='x')
+
+
+def test_exhausted_generator_stops_training_with_a_warning():
+    x, y = _arrays(8)
+    model = _model()
+    batches = ((x[i:i + 4], y[i:i + 4]) for i in range(0, 8, 4))
+    with pytest.warns(UserWarning, match='ran out of data at epoch 2'):
+        hist = model.fit(batches, epochs=3, verbose=0)
+    assert len(hist.history['loss']) == 1

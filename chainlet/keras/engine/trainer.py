@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from typing import Any, Optional
 
 import numpy
@@ -907,6 +908,7 @@ class Trainer:
             self.reset_metrics()
             cbs.call('on_epoch_begin', epoch, {})
             logs = None
+            step = -1
             for step, data in enumerate(
                     self._iterate(source, batch_size, shuffle, xp, steps_per_epoch)):
                 if begin_hooks:
@@ -916,6 +918,14 @@ class Trainer:
                     cbs.call('on_train_batch_end', step, _pythonify(logs))
                 if self.stop_training:
                     break
+            if step < 0 and not isinstance(source, _Data):
+                # an exhausted generator: stop rather than record an epoch without data
+                warnings.warn(f'fit: the input ran out of data at epoch {epoch + 1}; '
+                              f'interrupting training. Give a source that yields at least '
+                              f'steps_per_epoch * epochs batches, or a re-iterable one (a '
+                              f'PyDataset, a DataLoader) that is read anew at every epoch.',
+                              stacklevel=2)
+                break
             epoch_logs = self._epoch_logs(logs)
             if val_source is not None and _should_validate(epoch, validation_freq):
                 val_logs = self._run_evaluation(val_source, validation_batch_size or batch_size,
