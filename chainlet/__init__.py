@@ -69,6 +69,7 @@ _LAZY = {
     'distributions': 'chainlet.distributions',
     'distribution': 'chainlet.distribution',
     'graph_optimizations': 'chainlet.graph_optimizations',
+    'types': 'chainlet.types',
 }
 
 
