@@ -880,6 +880,201 @@ class AUC(Metric):
                 self.label_weights.tolist(), 'from_logits': self.from_logits}
 
 
+def _host(x: Any, dtype: Any = numpy.float64) -> numpy.ndarray:
+    x = x.array if isinstance(x, Variable) else x
+    return numpy.asarray(backend.to_cpu(x) if backend.is_array(x) else x, dtype=dtype)
+
+
+class FBetaScore(Metric):
+    """F-beta score of multi-class or multi-label predictions, accumulated over batches.
+
+    Args:
+        average: ``None`` (one score per class, an array), ``'micro'`` (from the counts summed
+            over classes), ``'macro'`` (mean of the class scores) or ``'weighted'`` (class
+            scores weighted by the number of true instances of each class).
+        beta: Weight of recall against precision (> 0).
+        threshold: Predictions above it count as positive; ``None``: the highest score of
+            each sample (ties included) counts as positive.
+
+    Shape:
+        ``y_true`` and ``y_pred`` are ``(batch, num_classes)``.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.keras import metrics
+        >>> m = metrics.F1Score(average='macro', threshold=0.5)
+        >>> m.update_state(np.array([[1, 0], [0, 1], [1, 0]]),
+        ...                np.array([[0.9, 0.2], [0.6, 0.7], [0.3, 0.1]]))
+        >>> round(m.result(), 4)
+        0.75
+    """
+
+    def __init__(self, average: Optional[str] = None, beta: float = 1.0,
+                 threshold: Optional[float] = None, name: str = 'fbeta_score',
+                 dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        owner = type(self).__name__
+        if average not in (None, 'micro', 'macro', 'weighted'):
+            raise ValueError(f'{owner}: argument average: expected None, "micro", "macro" or '
+                             f'"weighted", got {average!r}')
+        if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta <= 0:
+            raise ValueError(f'{owner}: argument beta: expected a number > 0, got {beta!r}')
+        if threshold is not None and (not isinstance(threshold, (int, float)) or
+                                      not 0 < threshold <= 1):
+            raise ValueError(f'{owner}: argument threshold: expected a number in (0, 1] or '
+                             f'None, got {threshold!r}')
+        self.average = average
+        self.beta = float(beta)
+        self.threshold = threshold
+        self.reset_state()
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        t, y = _host(y_true), _host(y_pred)
+        if t.ndim != 2 or y.ndim != 2 or t.shape != y.shape:
+            raise ValueError(f'{type(self).__name__}: y_true and y_pred must both have shape '
+                             f'(batch, num_classes); got {t.shape} and {y.shape}')
+        if self.threshold is None:
+            pred = (y == y.max(axis=-1, keepdims=True)).astype(numpy.float64)
+        else:
+            pred = (y > self.threshold).astype(numpy.float64)
+        w = numpy.ones((len(t), 1)) if sample_weight is None else \
+            _host(sample_weight).reshape(-1, 1)
+        counts = ((pred * t * w).sum(0), (pred * (1 - t) * w).sum(0),
+                  ((1 - pred) * t * w).sum(0), (t * w).sum(0))
+        if self.true_positives is None:
+            self.true_positives, self.false_positives, self.false_negatives, \
+                self.intermediate_weights = counts
+        else:
+            self.true_positives = self.true_positives + counts[0]
+            self.false_positives = self.false_positives + counts[1]
+            self.false_negatives = self.false_negatives + counts[2]
+            self.intermediate_weights = self.intermediate_weights + counts[3]
+
+    def result(self) -> Any:
+        if self.true_positives is None:
+            return 0.0
+        tp, fp, fn = self.true_positives, self.false_positives, self.false_negatives
+        if self.average == 'micro':
+            tp, fp, fn = tp.sum(), fp.sum(), fn.sum()
+        precision = _divide_no_nan(tp, tp + fp)
+        recall = _divide_no_nan(tp, tp + fn)
+        b2 = self.beta ** 2
+        score = _divide_no_nan(precision * recall, b2 * precision + recall) * (1 + b2)
+        if self.average == 'weighted':
+            weights = _divide_no_nan(self.intermediate_weights, self.intermediate_weights.sum())
+            return float((score * weights).sum())
+        if self.average is not None:
+            return float(numpy.mean(score))
+        return score.astype(numpy.float32)
+
+    def reset_state(self) -> None:
+        self.true_positives = self.false_positives = None
+        self.false_negatives = self.intermediate_weights = None
+
+    def get_config(self) -> dict:
+        return {'name': self.name, 'average': self.average, 'beta': self.beta,
+                'threshold': self.threshold}
+
+
+class F1Score(FBetaScore):
+    """F1 score (:class:`FBetaScore` with ``beta=1``)."""
+
+    def __init__(self, average: Optional[str] = None, threshold: Optional[float] = None,
+                 name: str = 'f1_score', dtype: Any = None) -> None:
+        super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config['beta']
+        return config
+
+
+class R2Score(Metric):
+    """Coefficient of determination, accumulated over batches.
+
+    Args:
+        class_aggregation: ``'uniform_average'`` (mean over outputs),
+            ``'variance_weighted_average'`` (weighted by each output's variance) or ``None``
+            (one score per output).
+        num_regressors: Number of independent regressors, for the adjusted R^2 (0: plain R^2).
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.keras import metrics
+        >>> m = metrics.R2Score()
+        >>> m.update_state(np.array([[1.0], [2.0], [3.0]]), np.array([[1.0], [2.0], [2.0]]))
+        >>> round(m.result(), 4)
+        0.5
+    """
+
+    def __init__(self, class_aggregation: Optional[str] = 'uniform_average',
+                 num_regressors: int = 0, name: str = 'r2_score', dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        if class_aggregation not in (None, 'uniform_average', 'variance_weighted_average'):
+            raise ValueError(f'R2Score: argument class_aggregation: expected None, '
+                             f'"uniform_average" or "variance_weighted_average", got '
+                             f'{class_aggregation!r}')
+        if isinstance(num_regressors, bool) or int(num_regressors) < 0:
+            raise ValueError(f'R2Score: argument num_regressors: expected an int >= 0, got '
+                             f'{num_regressors!r}')
+        self.class_aggregation = class_aggregation
+        self.num_regressors = int(num_regressors)
+        self.reset_state()
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        t, y = _host(y_true), _host(y_pred)
+        if t.ndim == 1:
+            t = t.reshape(-1, 1)
+        if y.ndim == 1:
+            y = y.reshape(-1, 1)
+        if t.ndim != 2 or t.shape != y.shape:
+            raise ValueError(f'R2Score: y_true and y_pred must have the same shape (batch, '
+                             f'outputs); got {t.shape} and {y.shape}')
+        w = numpy.ones_like(t) if sample_weight is None else numpy.broadcast_to(
+            _host(sample_weight).reshape(len(t), -1), t.shape)
+        parts = ((t * t * w).sum(0), (t * w).sum(0), ((t - y) ** 2 * w).sum(0), w.sum(0))
+        if self.squared_sum is None:
+            self.squared_sum, self.sum, self.total_mse, self.count = parts
+        else:
+            self.squared_sum = self.squared_sum + parts[0]
+            self.sum = self.sum + parts[1]
+            self.total_mse = self.total_mse + parts[2]
+            self.count = self.count + parts[3]
+        self.num_samples += len(t)
+
+    def result(self) -> Any:
+        if self.squared_sum is None:
+            return 0.0
+        with numpy.errstate(divide='ignore', invalid='ignore'):
+            mean = self.sum / self.count
+            total = self.squared_sum - self.sum * mean
+            raw = 1.0 - self.total_mse / total
+        raw = numpy.where(numpy.isinf(raw), 0.0, raw)
+        if self.class_aggregation == 'uniform_average':
+            r2: Any = float(numpy.mean(raw))
+        elif self.class_aggregation == 'variance_weighted_average':
+            r2 = float(_divide_no_nan((raw * total).sum(), total.sum()))
+        else:
+            r2 = raw
+        n, p = self.num_samples, self.num_regressors
+        if p:
+            if p >= n - 1:
+                import warnings
+                warnings.warn(f'R2Score: num_regressors={p} needs more than {p + 1} samples '
+                              f'(got {n}); returning the unadjusted R^2', stacklevel=2)
+            else:
+                r2 = 1.0 - (1.0 - r2) * (n - 1) / (n - p - 1)
+        return r2 if self.class_aggregation is None else float(r2)
+
+    def reset_state(self) -> None:
+        self.squared_sum = self.sum = self.total_mse = self.count = None
+        self.num_samples = 0
+
+    def get_config(self) -> dict:
+        return {'name': self.name, 'class_aggregation': self.class_aggregation,
+                'num_regressors': self.num_regressors}
+
+
 _FUNCTIONS: dict = {
     'accuracy': accuracy, 'binary_accuracy': binary_accuracy,
     'categorical_accuracy': categorical_accuracy,
@@ -906,7 +1101,7 @@ _CLASSES: dict = {c.__name__: c for c in (
     RootMeanSquaredError, CosineSimilarity, LogCoshError, BinaryCrossentropy,
     CategoricalCrossentropy, SparseCategoricalCrossentropy, KLDivergence, Hinge, SquaredHinge,
     Poisson, TruePositives, FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall,
-    AUC)}
+    AUC, FBetaScore, F1Score, R2Score)}
 # Keras also knows the classes by their snake-case names ('precision', 'auc', ...).
 _SNAKE_CLASSES: dict = {}
 _BY_FUNCTION = {accuracy: Accuracy, binary_accuracy: BinaryAccuracy,
@@ -1026,4 +1221,5 @@ __all__ = ['Metric', 'Mean', 'Sum', 'MeanMetricWrapper', 'Accuracy', 'BinaryAccu
            'Recall', 'AUC', 'mean_absolute_percentage_error', 'mean_squared_logarithmic_error',
            'cosine_similarity', 'log_cosh_error', 'binary_crossentropy',
            'categorical_crossentropy', 'sparse_categorical_crossentropy', 'kl_divergence',
-           'hinge', 'squared_hinge', 'poisson', 'mape', 'msle']
+           'hinge', 'squared_hinge', 'poisson', 'mape', 'msle', 'FBetaScore', 'F1Score',
+           'R2Score']

@@ -259,5 +259,88 @@ def test_keras_metric_list_is_covered():
              'MeanSquaredLogarithmicError', 'Metric', 'Poisson', 'Precision', 'Recall',
              'RootMeanSquaredError', 'SparseCategoricalAccuracy',
              'SparseCategoricalCrossentropy', 'SparseTopKCategoricalAccuracy', 'SquaredHinge',
-             'Sum', 'TopKCategoricalAccuracy', 'TrueNegatives', 'TruePositives']
+             'Sum', 'TopKCategoricalAccuracy', 'TrueNegatives', 'TruePositives', 'F1Score',
+             'FBetaScore', 'R2Score']
     assert [n for n in names if not hasattr(M, n)] == []
+
+
+def _f_beta_reference(t, pred, beta, average, w=None):
+    w = np.ones((len(t), 1)) if w is None else np.asarray(w, np.float64).reshape(-1, 1)
+    tp = (pred * t * w).sum(0)
+    fp = (pred * (1 - t) * w).sum(0)
+    fn = ((1 - pred) * t * w).sum(0)
+    if average == 'micro':
+        tp, fp, fn = tp.sum(), fp.sum(), fn.sum()
+    p = np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1e-300), 0.0)
+    r = np.where(tp + fn > 0, tp / np.maximum(tp + fn, 1e-300), 0.0)
+    d = beta ** 2 * p + r
+    f = np.where(d > 0, (1 + beta ** 2) * p * r / np.maximum(d, 1e-300), 0.0)
+    if average == 'macro':
+        return np.mean(f)
+    if average == 'weighted':
+        support = (t * w).sum(0)
+        return np.sum(f * support / support.sum())
+    return f
+
+
+@pytest.mark.parametrize('average', [None, 'micro', 'macro', 'weighted'])
+@pytest.mark.parametrize('beta,threshold', [(1.0, None), (2.0, 0.4)])
+def test_fbeta_and_f1_against_reference(average, beta, threshold):
+    rng = np.random.default_rng(7)
+    batches = [(np.eye(4)[rng.integers(0, 4, 12)], rng.random((12, 4)), rng.random(12))
+               for _ in range(2)]
+    m = M.FBetaScore(average=average, beta=beta, threshold=threshold)
+    for t, p, w in batches:
+        m.update_state(t, p, sample_weight=w)
+    t = np.concatenate([b[0] for b in batches])
+    p = np.concatenate([b[1] for b in batches])
+    w = np.concatenate([b[2] for b in batches])
+    pred = (p == p.max(-1, keepdims=True)) if threshold is None else (p > threshold)
+    ref = _f_beta_reference(t, pred.astype(float), beta, average, w)
+    np.testing.assert_allclose(m.result(), ref, rtol=1e-5)
+    if beta == 1.0:
+        f1 = M.F1Score(average=average, threshold=threshold)
+        for t_, p_, w_ in batches:
+            f1.update_state(t_, p_, sample_weight=w_)
+        np.testing.assert_allclose(f1.result(), m.result(), rtol=1e-6)
+    with pytest.raises(ValueError, match='average'):
+        M.F1Score(average='sum')
+    with pytest.raises(ValueError, match='beta'):
+        M.FBetaScore(beta=0)
+    with pytest.raises(ValueError, match='threshold'):
+        M.F1Score(threshold=1.5)
+    with pytest.raises(ValueError, match='num_classes'):
+        M.F1Score().update_state(np.zeros(3), np.zeros(3))
+
+
+def test_r2_score_against_reference():
+    rng = np.random.default_rng(8)
+    t = rng.normal(size=(30, 2))
+    p = t + rng.normal(scale=0.5, size=(30, 2))
+    per_output = 1 - ((t - p) ** 2).sum(0) / ((t - t.mean(0)) ** 2).sum(0)
+    m = M.R2Score(class_aggregation=None)
+    m.update_state(t[:10], p[:10])
+    m.update_state(t[10:], p[10:])
+    np.testing.assert_allclose(m.result(), per_output, rtol=1e-6)
+    uni = M.R2Score()
+    uni.update_state(t, p)
+    assert uni.result() == pytest.approx(per_output.mean(), rel=1e-6)
+    var = ((t - t.mean(0)) ** 2).sum(0)
+    vw = M.R2Score(class_aggregation='variance_weighted_average')
+    vw.update_state(t, p)
+    assert vw.result() == pytest.approx(np.sum(per_output * var) / var.sum(), rel=1e-6)
+    adj = M.R2Score(num_regressors=3)
+    adj.update_state(t, p)
+    assert adj.result() == pytest.approx(1 - (1 - per_output.mean()) * 29 / 26, rel=1e-6)
+    one_d = M.R2Score()
+    one_d.update_state(t[:, 0], p[:, 0])
+    assert one_d.result() == pytest.approx(per_output[0], rel=1e-6)
+    with pytest.raises(ValueError, match='class_aggregation'):
+        M.R2Score(class_aggregation='max')
+    model = keras.Sequential([keras.Input(shape=(2,)), keras.layers.Dense(2)])
+    model.compile(keras.optimizers.SGD(0.0), 'mse', metrics=[M.R2Score(), 'f1_score'])
+    logs = model.evaluate(t.astype(np.float32), p.astype(np.float32), verbose=0,
+                          return_dict=True)
+    pred = model.predict(t.astype(np.float32), verbose=0)
+    ref = 1 - ((p - pred) ** 2).sum(0) / ((p - p.mean(0)) ** 2).sum(0)
+    assert logs['r2_score'] == pytest.approx(ref.mean(), rel=1e-4)
