@@ -158,7 +158,10 @@ def test_record_merges_the_two_calls(tmp_path):
                                     '== 4 passed, 1 error in 3.00s ==\n')
     lines = [{'$report_type': 'TestReport', 'nodeid': f'chainer_tests/functions_tests/'
               f'math_tests/test_exp.py::T::test_{i}', 'when': 'call',
-              'outcome': 'passed' if i else 'failed'} for i in range(3)]
+              'outcome': 'passed' if i else 'failed',
+              'longrepr': None if i else {'reprcrash': {'message': (
+                  'RuntimeError: Parameterized test failed.\n\n(caused by)\n'
+                  'TypeError: Exp: bad dtype')}}} for i in range(3)]
     lines.append({'$report_type': 'CollectReport', 'nodeid': 'chainer_tests/a_tests/test_b.py',
                   'outcome': 'failed'})
     _write(two / 'conformance.jsonl', '\n'.join(json.dumps(r) for r in lines) + '\n')
@@ -179,5 +182,7 @@ def test_record_merges_the_two_calls(tmp_path):
     assert 'Summary line: `4 passed, 1 error in 3.00s`' in conf
     assert '| functions_tests/math_tests | 0 | 2 | 1 | 0 | 66.7 |' in conf
     assert '| a_tests | 1 | 0 | 0 | 0 | - |' in conf
+    assert '| 1 | TypeError: Exp: bad dtype |' in conf
+    assert 'math_tests/test_exp.py::T::test_0  <- TypeError: Exp: bad dtype' in conf
     assert '#### MLP training step' in text and 'noise' not in text
     assert 'Not run (no log).' in text.split('## Examples')[1].split('## Chainer')[0]

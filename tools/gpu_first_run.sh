@@ -147,7 +147,7 @@ do_smoke() {
 
 do_suite() {
   # -v: one line per test, so that a run stopped by its time limit still tells what it did
-  local args=(-m gpu -v -p no:randomly -rfEs)
+  local args=(-m gpu -v -p no:randomly -p no:benchmark -rfEs)
   have xdist && [ "$WORKERS" -gt 1 ] && args+=(-n "$WORKERS")
   have pytest_timeout && args+=(--timeout 120)
   echo "COMMAND: python -m pytest ${args[*]} $SUITE" >"$OUT/gpu-suite.log"
@@ -223,12 +223,13 @@ do_conformance() {
     return 3
   fi
   local args=(-c "$conf/pytest.ini" --rootdir "$conf/tests" -p chainer_shim
-              -p no:cacheprovider -p no:randomly -q --continue-on-collection-errors
+              -p no:cacheprovider -p no:randomly -p no:benchmark -q --continue-on-collection-errors
               -m "${MARKS:-gpu and not cudnn}" -rfE)
-  local pp="$conf:$ROOT"
+  local pp="$conf:$PYTHONPATH"
   [ -d "$SITE" ] && pp="$SITE:$pp"
-  PYTHONPATH=$pp "$PY" -c 'import xdist' >/dev/null 2>&1 && [ "$WORKERS" -gt 1 ] \
-    && args+=(-n "$WORKERS")
+  # (not on the emulator: it is installed in this process only, and xdist's workers are new ones)
+  [ -z "$EMULATE" ] && PYTHONPATH=$pp "$PY" -c 'import xdist' >/dev/null 2>&1 \
+    && [ "$WORKERS" -gt 1 ] && args+=(-n "$WORKERS")
   PYTHONPATH=$pp "$PY" -c 'import pytest_timeout' >/dev/null 2>&1 && args+=(--timeout 120)
   PYTHONPATH=$pp "$PY" -c 'import pytest_reportlog' >/dev/null 2>&1 \
     && args+=(--report-log="$SCRATCH/conformance.jsonl")

@@ -259,6 +259,7 @@ def _pytest_section(text: str, title: str) -> list[str]:
 def _conformance_table(jsonl: str) -> list[str]:
     """Pass counts per directory of Chainer's tests, from a pytest report-log."""
     verdict: dict[str, str] = {}
+    cause: dict[str, str] = {}
     broken = set()
     for line in jsonl.splitlines():
         try:
@@ -271,6 +272,8 @@ def _conformance_table(jsonl: str) -> list[str]:
         if kind != 'TestReport':
             continue
         nid, when, out = r['nodeid'], r['when'], r['outcome']
+        if out == 'failed':
+            cause.setdefault(nid, _crash(r.get('longrepr')))
         if when == 'setup' and out != 'passed':
             verdict[nid] = 'skipped' if out == 'skipped' else 'failed'
         elif when == 'call':
@@ -306,7 +309,33 @@ def _conformance_table(jsonl: str) -> list[str]:
     pct = f"{100 * tot['passed'] / ran:.1f}" if ran else '-'
     lines.append(f"| **total** | {tot['broken']} | {tot['passed']} | {tot['failed']} | "
                  f"{tot['skipped']} | {pct} |")
-    return lines + ['']
+    lines.append('')
+    failed = [nid for nid, v in verdict.items() if v not in ('passed', 'skipped')]
+    if failed:
+        counts: dict[str, int] = {}
+        for nid in failed:
+            counts[cause.get(nid, '?')] = counts.get(cause.get(nid, '?'), 0) + 1
+        lines += ['Most common causes of failure:', '', '| tests | cause |', '|---:|---|']
+        lines += [f"| {n} | {c[:200].replace('|', '/')} |" for c, n in
+                  sorted(counts.items(), key=lambda kv: -kv[1])[:20]]
+        lines += ['', f'Failing tests (first {min(len(failed), MAX_LISTED)} of {len(failed)}):',
+                  '', '```text']
+        lines += [f"{nid[:250]}  <- {cause.get(nid, '?')[:150]}" for nid in failed[:MAX_LISTED]]
+        lines += ['```', '']
+    return lines
+
+
+def _crash(longrepr) -> str:
+    """The last line of a report's crash message: the cause under Chainer's 'Parameterized
+    test failed' wrapper, or the exception itself."""
+    if isinstance(longrepr, dict):
+        msg = (longrepr.get('reprcrash') or {}).get('message') or ''
+    elif isinstance(longrepr, (list, tuple)) and longrepr:
+        msg = str(longrepr[-1])
+    else:
+        msg = str(longrepr or '')
+    rows = [row.strip() for row in msg.splitlines() if row.strip()]
+    return rows[-1] if rows else '?'
 
 
 def _examples(text: str) -> list[str]:
