@@ -643,6 +643,17 @@ class Trainer:
             ValueError: There is nothing to compute (no compiled loss and no added losses),
                 or the model has a compiled loss but ``y`` is ``None``.
         """
+        total = self._compiled_losses(x, y, y_pred, sample_weight)
+        for value in self._extra_losses(self.__dict__.get('_train_cache')):
+            total = value if total is None else total + value
+        if total is None:
+            raise ValueError(f'Model "{self.name}": no loss to compute. Provide a `loss` '
+                             f'argument in `compile()`, add losses with add_loss(), or '
+                             f'override compute_loss()')
+        return total
+
+    def _compiled_losses(self, x: Any, y: Any, y_pred: Any, sample_weight: Any) -> Any:
+        """The weighted sum of the compiled per-output losses (``None`` if there are none)."""
         outs = self._outputs_list(y_pred)
         ys = None if y is None else self._target_list(y, 'compute_loss')
         spec = self._resolve(ys, outs) if self._compiled else None
@@ -672,13 +683,33 @@ class Trainer:
                     if spec.weights[i] != 1.0:
                         value = value * spec.weights[i]
                     total = value if total is None else total + value
-        for value in self._extra_losses(self.__dict__.get('_train_cache')):
-            total = value if total is None else total + value
-        if total is None:
-            raise ValueError(f'Model "{self.name}": no loss to compute. Provide a `loss` '
-                             f'argument in `compile()`, add losses with add_loss(), or '
-                             f'override compute_loss()')
         return total
+
+    @property
+    def compiled_loss(self) -> Any:
+        """Keras 2's ``compiled_loss(y, y_pred, sample_weight=None,
+        regularization_losses=None)``: the compiled losses plus the given
+        ``regularization_losses`` (kept for older custom training steps; Keras 3 code calls
+        :meth:`compute_loss`)."""
+        def compiled_loss(y: Any, y_pred: Any, sample_weight: Any = None,
+                          regularization_losses: Any = None) -> Variable:
+            total = self._compiled_losses(None, y, y_pred, sample_weight)
+            for value in regularization_losses or []:
+                value = value if isinstance(value, Variable) else Variable(
+                    backend.get_array_module(value).asarray(value), requires_grad=False)
+                value = value if value.ndim == 0 else chainlet.functions.sum(value)
+                total = value if total is None else total + value
+            if total is None:
+                raise ValueError(f'Model "{self.name}".compiled_loss: no loss was compiled '
+                                 f'and no regularization_losses were given')
+            return total
+        return compiled_loss
+
+    @property
+    def compiled_metrics(self) -> Any:
+        """Keras 2's ``compiled_metrics``: the ``compile_metrics`` metric
+        (``update_state(y, y_pred, sample_weight=None)``), or ``None`` without metrics."""
+        return self._compile_metrics
 
     def _compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
                       sample_weight: Any = None, training: bool = True) -> Variable:
