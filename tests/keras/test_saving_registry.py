@@ -302,3 +302,159 @@ def test_build_config_of_a_plain_layer():
     fresh = keras.layers.Dense(2)
     fresh.build_from_config({'input_shape': [None, 5]})
     assert fresh.built and fresh.weights[0].shape == (5, 2)
+
+# ------------------------------------------- the "customizing saving" guide's hooks
+
+
+def test_auto_config_for_custom_classes_without_get_config(tmp_path):
+    @saving.register_keras_serializable(package='Auto')
+    class Stack(keras.Model):
+        def __init__(self, hidden_units):
+            super().__init__()
+            self.hidden_units = hidden_units
+            self.dense_layers = [keras.layers.Dense(u) for u in hidden_units]
+
+        def call(self, inputs):
+            for layer in self.dense_layers:
+                inputs = layer(inputs)
+            return inputs
+
+    @saving.register_keras_serializable(package='Auto')
+    class NoArgs(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.out = keras.layers.Dense(2)
+
+        def call(self, inputs):
+            return self.out(inputs)
+
+    model = Stack([5, 3])
+    model(X)
+    assert model.get_config() == {'hidden_units': [5, 3]}  # base keys __init__ cannot take
+    path = str(tmp_path / 'stack.keras')
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    assert loaded.hidden_units == [5, 3]
+    np.testing.assert_array_equal(loaded.predict(X, verbose=0), model.predict(X, verbose=0))
+    model = NoArgs()
+    model(X)
+    assert model.get_config() == {}
+    model.save(path)
+    np.testing.assert_array_equal(keras.saving.load_model(path).predict(X, verbose=0),
+                                  model.predict(X, verbose=0))
+    # arguments that are not plain data: no auto config, the base keys only
+    Scale = _scale_layer_class()
+
+    class Holder(keras.layers.Layer):
+        def __init__(self, inner, **kwargs):
+            super().__init__(**kwargs)
+            self.inner = inner
+    assert 'inner' not in Holder(Scale(1.0), name='h').get_config()
+    assert Holder(Scale(1.0), name='h').get_config()['name'] == 'h'
+
+
+def test_save_and_load_own_variables_and_assets(tmp_path):
+    import os
+
+    @saving.register_keras_serializable(package='Hooks')
+    class WithExtra(keras.layers.Dense):
+        def __init__(self, units, vocab=None, **kwargs):
+            super().__init__(units, **kwargs)
+            self.extra = np.arange(3, dtype=np.float32)
+            self.vocab = vocab
+
+        def save_own_variables(self, store):
+            super().save_own_variables(store)
+            store['extra'] = self.extra * 2
+
+        def load_own_variables(self, store):
+            self.extra = np.asarray(store['extra'])
+            for i, w in enumerate(self.weights):
+                w.array[...] = store[str(i)]
+
+        def save_assets(self, folder):
+            with open(os.path.join(folder, 'vocab.txt'), 'w') as f:
+                f.write(self.vocab)
+
+        def load_assets(self, folder):
+            with open(os.path.join(folder, 'vocab.txt')) as f:
+                self.vocab = f.read().upper()
+
+    model = keras.Sequential([keras.Input((4,)), WithExtra(2, vocab='a b'), WithExtra(1)])
+    model.layers[1].vocab = 'c'
+    path = str(tmp_path / 'hooks.keras')
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    first, second = loaded.layers
+    assert first.extra.tolist() == [0, 2, 4] and first.vocab == 'A B' and second.vocab == 'C'
+    np.testing.assert_array_equal(loaded.predict(X, verbose=0), model.predict(X, verbose=0))
+    npz = str(tmp_path / 'hooks.npz')  # own variables travel in .npz files too
+    model.save(npz)
+    assert keras.saving.load_model(npz).layers[0].extra.tolist() == [0, 2, 4]
+
+
+def test_custom_build_config_and_compile_config(tmp_path):
+    @saving.register_keras_serializable(package='Hooks')
+    class CustomBuild(keras.layers.Layer):
+        def __init__(self, units=3, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+
+        def build(self, input_shape, layer_init):
+            super().build(input_shape)
+            self.w = self.add_weight(shape=(input_shape[-1], self.units),
+                                     initializer=layer_init)
+            self.layer_init = layer_init
+
+        def call(self, inputs):
+            return F.matmul(inputs, self.w)
+
+        def get_config(self):
+            return {**super().get_config(), 'units': self.units}
+
+        def get_build_config(self):
+            return {**super().get_build_config(), 'layer_init': self.layer_init}
+
+        def build_from_config(self, config):
+            self.build(config['input_shape'], config['layer_init'])
+
+    @saving.register_keras_serializable(package='Hooks')
+    def half_mse(y_true, y_pred):
+        return 0.5 * F.mean((y_pred - y_true) ** 2, axis=-1)
+
+    @saving.register_keras_serializable(package='Hooks')
+    class Compiled(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.body = keras.layers.Dense(1)
+
+        def call(self, inputs):
+            return self.body(inputs)
+
+        def compile(self, optimizer, loss_fn):
+            super().compile(optimizer=optimizer, loss=loss_fn)
+            self.loss_fn = loss_fn
+
+        def get_compile_config(self):
+            return {'optimizer': 'sgd', 'loss_fn': self.loss_fn}
+
+        def compile_from_config(self, config):
+            self.compile(saving.deserialize_keras_object(config['optimizer']),
+                         saving.deserialize_keras_object(config['loss_fn']))
+
+    layer = CustomBuild()
+    layer.build((None, 4), 'ones')
+    model = keras.Sequential([layer, keras.layers.Dense(1)])
+    model(X)
+    path = str(tmp_path / 'build.keras')
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    assert loaded.layers[0].layer_init == 'ones' and loaded.built
+    np.testing.assert_allclose(loaded.predict(X, verbose=0), model.predict(X, verbose=0))
+    model = Compiled()
+    model.compile('sgd', half_mse)
+    model.fit(X, np.ones((5, 1)), verbose=0)
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    assert loaded.loss_fn is half_mse
+    loaded.fit(X, np.ones((5, 1)), verbose=0)

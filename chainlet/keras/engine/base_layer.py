@@ -99,6 +99,13 @@ class Layer(Chain):
     ``get_config()``.
     """
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> 'Layer':
+        # Keras 3's auto-config: the constructor arguments, kept when they are all plain data,
+        # let a custom layer or model without get_config be saved and rebuilt.
+        instance = super().__new__(cls)
+        instance.__dict__['_auto_config'] = _auto_config(cls, args, kwargs)
+        return instance
+
     def __init__(self, trainable: bool = True, name: Optional[str] = None, dtype: Any = None,
                  input_shape: Any = None, batch_input_shape: Any = None,
                  batch_size: Optional[int] = None, input_dim: Optional[int] = None,
@@ -356,6 +363,7 @@ class Layer(Chain):
 
     def build(self, input_shape: Any) -> None:
         """Create the weights from the input shape (``None`` batch dimension)."""
+        self.__dict__.setdefault('_build_input_shape', input_shape)
         self.built = True
 
     def _maybe_build(self, input_shape: Any) -> None:
@@ -577,7 +585,29 @@ class Layer(Chain):
         if self.activity_regularizer is not None:
             from chainlet.keras import regularizers
             config['activity_regularizer'] = regularizers.serialize(self.activity_regularizer)
+        if _uses_generic_get_config(type(self)):
+            config.update(self.__dict__.get('_auto_config') or {})
+            params = inspect.signature(type(self).__init__).parameters
+            if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+                # the base keys a custom __init__ does not take are left out (as in Keras)
+                config = {k: v for k, v in config.items() if k in params}
         return config
+
+    def save_own_variables(self, store: dict) -> None:
+        """Put this layer's own weights (not its sublayers') into ``store`` under ``'0'``,
+        ``'1'``, ...; ``model.save`` calls an override of it (with
+        :meth:`load_own_variables`) to save extra state."""
+        for i, p in enumerate(self._own_weights(None)):
+            store[str(i)] = chainlet.backend.to_cpu(p.array).copy()
+
+    def load_own_variables(self, store: dict) -> None:
+        """Inverse of :meth:`save_own_variables`."""
+        own = self._own_weights(None)
+        if len(store) != len(own):
+            raise ValueError(f'Layer "{self.name}": load_own_variables expected {len(own)} '
+                             f'arrays, got {len(store)}')
+        for i, p in enumerate(own):
+            chainlet.backend.copyto(p.array, numpy.asarray(store[str(i)]).astype(p.dtype))
 
     @classmethod
     def from_config(cls, config: dict) -> 'Layer':
@@ -609,6 +639,47 @@ def _shapes_to_tensors(shapes: Any, dtype: str) -> Any:
     if isinstance(shapes, dict):
         return {k: _shapes_to_tensors(v, dtype) for k, v in shapes.items()}
     return [_shapes_to_tensors(s, dtype) for s in shapes]
+
+
+def _is_plain(value: Any) -> bool:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_is_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_plain(v) for k, v in value.items())
+    return False
+
+
+def _auto_config(cls: type, args: tuple, kwargs: dict) -> Optional[dict]:
+    """The arguments given to ``cls(...)`` by name, or ``None`` unless all are plain data."""
+    if not _uses_generic_get_config(cls):
+        return None
+    try:
+        signature = inspect.signature(cls.__init__)
+        bound = signature.bind(None, *args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    config: dict = {}
+    for name, value in list(bound.arguments.items())[1:]:
+        kind = signature.parameters[name].kind
+        if kind == inspect.Parameter.VAR_POSITIONAL:
+            if value:
+                return None
+        elif kind == inspect.Parameter.VAR_KEYWORD:
+            config.update(value)
+        else:
+            config[name] = value
+    return config if _is_plain(config) else None
+
+
+def _uses_generic_get_config(cls: type) -> bool:
+    """True for a user class whose get_config is the generic one of Layer (or Model)."""
+    if cls.__module__.startswith('chainlet.keras'):
+        return False
+    owner = next((k for k in cls.__mro__ if 'get_config' in k.__dict__), None)
+    return owner is not None and owner.__module__ in ('chainlet.keras.engine.base_layer',
+                                                      'chainlet.keras.engine.model')
 
 
 __all__ = ['Layer', 'InputSpec', 'unique_name', 'to_snake_case']

@@ -610,20 +610,124 @@ def _restore_optimizer(model: Any, arrays: dict) -> None:
             rule.serialize(NpzDeserializer(state, f'{OPTIMIZER_PREFIX}{key}/', strict=False))
 
 
+# Prefix of the arrays that layers with their own save_own_variables put in a model file.
+OWN_PREFIX = '__own__/'
+_HOOKS = ('save_own_variables', 'load_own_variables', 'save_assets', 'load_assets')
+
+
+def _custom_state_layers(model: Any) -> list:
+    """``(path, layer)`` for every layer (the model included) whose class overrides
+    ``save_own_variables``/``load_own_variables`` or has ``save_assets``/``load_assets``;
+    paths are class-based (``dense``, ``dense_1``, ``sequential/my_layer``), stable across
+    rebuilds of the same architecture."""
+    from chainlet.keras.engine.base_layer import Layer, to_snake_case
+    out: list = []
+    seen: set = set()
+
+    def custom(layer: Any) -> bool:
+        return any(getattr(type(layer), hook, None) is not getattr(Layer, hook, None)
+                   for hook in _HOOKS)
+
+    def walk(layer: Any, path: str) -> None:
+        if id(layer) in seen:
+            return
+        seen.add(id(layer))
+        if custom(layer):
+            out.append((path, layer))
+        children = layer.layers if isinstance(getattr(type(layer), 'layers', None),
+                                              property) else \
+            [c for _, c in layer._child_items()]
+        used: dict = {}
+        for child in children:
+            if not isinstance(child, Layer):
+                continue
+            base = to_snake_case(type(child).__name__)
+            k = used.get(base, 0)
+            used[base] = k + 1
+            walk(child, f'{path}{base if k == 0 else f"{base}_{k}"}/')
+    walk(model, '')
+    return out
+
+
+def _own_variable_arrays(model: Any) -> dict:
+    arrays: dict = {}
+    for path, layer in _custom_state_layers(model):
+        store: dict = {}
+        layer.save_own_variables(store)
+        for key, value in store.items():
+            arrays[f'{OWN_PREFIX}{path}{key}'] = backend.to_cpu(
+                value.array if hasattr(value, 'array') else numpy.asarray(value))
+    return arrays
+
+
+def _restore_own_variables(model: Any, arrays: dict) -> None:
+    for path, layer in _custom_state_layers(model):
+        prefix = f'{OWN_PREFIX}{path}'
+        store = {k[len(prefix):]: v for k, v in arrays.items()
+                 if k.startswith(prefix) and '/' not in k[len(prefix):]}
+        layer.load_own_variables(store)
+
+
+def _asset_files(model: Any) -> dict:
+    """``{zip member name: bytes}`` of what the layers' ``save_assets`` write."""
+    import tempfile
+    files: dict = {}
+    for path, layer in _custom_state_layers(model):
+        if not callable(getattr(layer, 'save_assets', None)):
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            layer.save_assets(tmp)
+            for root, _, names in os.walk(tmp):
+                for name in names:
+                    full = os.path.join(root, name)
+                    rel = os.path.relpath(full, tmp).replace(os.sep, '/')
+                    with open(full, 'rb') as f:
+                        files[f'assets/{path}{rel}'] = f.read()
+    return files
+
+
+def _load_assets(model: Any, filepath: str) -> None:
+    import tempfile
+    layers = [(p, layer) for p, layer in _custom_state_layers(model)
+              if callable(getattr(layer, 'load_assets', None))]
+    if not layers:
+        return
+    with zipfile.ZipFile(filepath) as z:
+        members = [m for m in z.namelist() if m.startswith('assets/')]
+        for path, layer in layers:
+            prefix = f'assets/{path}'
+            with tempfile.TemporaryDirectory() as tmp:
+                for member in members:
+                    rel = member[len(prefix):]
+                    if not member.startswith(prefix) or '/' in rel or not rel:
+                        continue
+                    with open(os.path.join(tmp, rel), 'wb') as f:
+                        f.write(z.read(member))
+                layer.load_assets(tmp)
+
+
 def save_model(model: Any, filepath: str, include_optimizer: bool = True) -> None:
     """Write architecture, weights and compile config of ``model`` to ``filepath`` (and, with
-    ``include_optimizer``, the optimizer's iteration count and state)."""
+    ``include_optimizer``, the optimizer's iteration count and state).
+
+    Layers that override ``save_own_variables`` store what it gives under ``__own__/`` keys;
+    in a ``.keras`` file, what ``save_assets(folder)`` writes goes to ``assets/<layer path>``.
+    """
+    from chainlet.keras.saving import serialization_lib
     data = model_json_dict(model)
-    compile_config = model.get_compile_config()
+    compile_config = model.get_compile_config() if model.__dict__.get('_compiled') else None
     if compile_config is not None:
-        data['compile_config'] = compile_config
+        # an override may return objects (losses, metrics, optimizers): serialize them
+        data['compile_config'] = serialization_lib._config_values(compile_config)
     config = json.dumps(data, default=json_default)
     arrays = dict(model._weights_dict())
+    arrays.update(_own_variable_arrays(model))
     if include_optimizer:
         arrays.update(_optimizer_arrays(model))
     if filepath.endswith('.keras'):
         buf = io.BytesIO()
         _savez(buf, arrays)
+        assets = _asset_files(model)
 
         def write_zip(f: Any) -> None:
             with zipfile.ZipFile(f, 'w', compression=zipfile.ZIP_STORED) as z:
@@ -631,6 +735,8 @@ def save_model(model: Any, filepath: str, include_optimizer: bool = True) -> Non
                                                         'backend': 'chainlet'}))
                 z.writestr('config.json', config)
                 z.writestr('model.weights.npz', buf.getvalue())
+                for name, content in assets.items():
+                    z.writestr(name, content)
         atomic_write(filepath, write_zip)
         return
     write_arrays(filepath, arrays, where='save', config=config)
@@ -667,8 +773,15 @@ def load_model(filepath: str, custom_objects: Optional[dict] = None,
         model = model_from_dict(data, custom_objects)
         model._load_weights_dict(arrays, f'load_model({filepath!r})')
         if compile and data.get('compile_config'):
-            model.compile_from_config(data['compile_config'], _with_registry(custom_objects))
+            if 'custom_objects' in inspect.signature(model.compile_from_config).parameters:
+                model.compile_from_config(data['compile_config'],
+                                          _with_registry(custom_objects))
+            else:  # a user's override takes the config alone (Keras's signature)
+                model.compile_from_config(data['compile_config'])
             _restore_optimizer(model, arrays)
+        _restore_own_variables(model, arrays)
+        if filepath.endswith('.keras'):
+            _load_assets(model, filepath)
     return model
 
 
