@@ -548,3 +548,21 @@ def test_keras2_style_train_step_with_compiled_loss_and_compiled_metrics():
     loss = model.compiled_loss(y, model(x), regularization_losses=model.losses)
     assert float(loss.array) == pytest.approx(np.mean((pred - y) ** 2) +
                                               0.1 * np.sum(kernel ** 2), rel=1e-5)
+
+
+@pytest.mark.gpu
+def test_training_api_on_the_gpu():
+    x, y = _data(32)
+    inputs = keras.Input(shape=(4,))
+    model = GuideModel(inputs, keras.layers.Dense(1)(inputs))
+    model.to_device('@cupy:0')
+    model.compile(keras.optimizers.Adam(0.05), 'mse',
+                  metrics=['mae', keras.metrics.AUC(), keras.metrics.R2Score(),
+                           CategoricalTruePositives()])
+    hist = model.fit(x, (y > 0).astype(np.float32), epochs=2, batch_size=8, verbose=0)
+    assert all(np.isfinite(v[-1]) for v in hist.history.values())
+    kernel = model.layers[1].kernel
+    assert kernel.xp is not np and isinstance(kernel.numpy(), np.ndarray)
+    kernel.assign_add(np.ones(kernel.shape, np.float32))   # host values into a device array
+    logs = model.evaluate(x, (y > 0).astype(np.float32), verbose=0, return_dict=True)
+    assert sorted(logs) == ['auc', 'categorical_true_positives', 'loss', 'mae', 'r2_score']
