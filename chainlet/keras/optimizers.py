@@ -321,7 +321,16 @@ class Optimizer:
 
     def build(self, link: Any) -> None:
         """Set the chainlet optimizer up on ``link`` (once); parameters that appeared since get
-        fresh update rules."""
+        fresh update rules. Keras's ``build(var_list)`` (a list of variables, e.g.
+        ``model.trainable_variables``) prepares update rules for those variables."""
+        if isinstance(link, (list, tuple)):
+            for var in link:
+                if not isinstance(var, Parameter):
+                    raise TypeError(f'{type(self).__name__}.build: expected a model or a list '
+                                    f'of chainlet Parameters, got a list holding '
+                                    f'{type(var).__name__}')
+                self._rule_for(var)
+            return
         opt = self.chainlet_optimizer
         if opt.target is not link:
             t = opt.t

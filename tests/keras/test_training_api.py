@@ -566,3 +566,17 @@ def test_training_api_on_the_gpu():
     kernel.assign_add(np.ones(kernel.shape, np.float32))   # host values into a device array
     logs = model.evaluate(x, (y > 0).astype(np.float32), verbose=0, return_dict=True)
     assert sorted(logs) == ['auc', 'categorical_true_positives', 'loss', 'mae', 'r2_score']
+
+
+def test_optimizer_build_on_a_variable_list():
+    layer = keras.layers.Dense(2)
+    layer.build((None, 3))
+    opt = keras.optimizers.Adam(0.1)
+    opt.build(layer.trainable_variables)
+    grads = [np.ones((3, 2), np.float32), np.ones(2, np.float32)]
+    k0 = layer.kernel.numpy()
+    opt.apply(grads, layer.trainable_variables)
+    # Adam's first step moves every weight by about the learning rate
+    np.testing.assert_allclose(layer.kernel.numpy(), k0 - 0.1, rtol=1e-4)
+    with pytest.raises(TypeError, match='list of chainlet Parameters'):
+        opt.build([np.zeros(2)])
