@@ -298,7 +298,7 @@ class MultiHeadAttention(Layer):
     def _attend(self, q: Any, k: Any, v: Any, mask: Any, training: Any,
                 with_scores: bool) -> tuple:
         """Scaled dot-product attention of projected ``(B, ..., N, H)`` tensors."""
-        q = q * numpy.asarray(1.0 / math.sqrt(float(self.key_dim)), q.dtype)
+        q = q * (1.0 / math.sqrt(float(self.key_dim)))
         q2, perm, lead, q_pos = self._to_heads(q)
         k2, _, k_lead, k_pos = self._to_heads(k)
         v2, _, _, _ = self._to_heads(v)

@@ -290,3 +290,26 @@ def test_transformer_block_trains_with_fit():
     history = model.fit(tokens, labels, epochs=8, batch_size=32, verbose=0)
     assert history.history['loss'][-1] < 0.5 * history.history['loss'][0]
     assert history.history['accuracy'][-1] > 0.9
+
+
+@pytest.mark.gpu
+def test_attention_layers_on_the_gpu(rng):
+    import cupy
+    x = rng.normal(size=(2, 4, 6)).astype(np.float32)
+    mask = rng.random((2, 4, 4)) > 0.3
+    mask[..., 0] = True
+    for layer, call in [
+            (layers.MultiHeadAttention(2, 3), lambda m, a: m(a, a, attention_mask=mask,
+                                                             use_causal_mask=True)),
+            (layers.GroupedQueryAttention(3, 2, 1), lambda m, a: m(a, a, attention_mask=mask)),
+            (layers.Attention(use_scale=True), lambda m, a: m([a, a], mask=[None, mask[:, 0]])),
+            (layers.AdditiveAttention(), lambda m, a: m([a, a], use_causal_mask=True))]:
+        expected = call(layer, x).array
+        layer.to_device('@cupy:0')
+        y = call(layer, cupy.asarray(x))
+        assert isinstance(y.array, cupy.ndarray)
+        np.testing.assert_allclose(cupy.asnumpy(y.array), expected, rtol=1e-5, atol=1e-6)
+        y.grad = cupy.ones_like(y.array)
+        layer.cleargrads()
+        y.backward()
+        assert all(isinstance(w.grad, cupy.ndarray) for w in layer.weights)
