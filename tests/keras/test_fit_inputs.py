@@ -249,3 +249,26 @@ def test_exhausted_generator_stops_training_with_a_warning():
     with pytest.warns(UserWarning, match='ran out of data at epoch 2'):
         hist = model.fit(batches, epochs=3, verbose=0)
     assert len(hist.history['loss']) == 1
+
+
+def test_custom_loop_over_a_loader_of_tensor_like_batches():
+    # "Writing a training loop from scratch in PyTorch", with chainlet's names
+    x, y = _arrays(16)
+    model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(1)])
+    optimizer = keras.optimizers.Adam(learning_rate=0.05)
+    loss_fn = keras.losses.MeanSquaredError()
+    metric = keras.metrics.MeanAbsoluteError()
+    first = None
+    for epoch in range(5):
+        for inputs, targets in Loader(x, y, 4):
+            logits = model(inputs)                   # a tensor-like batch is converted
+            loss = loss_fn(targets, logits)
+            model.zero_grad()
+            loss.backward()
+            weights = [v for v in model.trainable_weights]
+            optimizer.apply([v.value.grad for v in weights], weights)
+            metric.update_state(targets, logits)
+        first = metric.result() if first is None else first
+        metric.reset_state()
+    metric.update_state(y, model(x))
+    assert metric.result() < first

@@ -482,6 +482,10 @@ class Layer(Chain):
         return outputs
 
     def _cast_input(self, x: Any) -> Any:
+        if hasattr(x, '__array__') and not isinstance(x, (numpy.ndarray, Variable, KerasTensor,
+                                                          numpy.generic)) and \
+                not chainlet.backend.is_array(x):
+            x = numpy.asarray(x)   # a CPU tensor of another library (torch), a DataFrame
         if isinstance(x, (numpy.ndarray, Variable)) or chainlet.backend.is_array(x):
             if not isinstance(x, Variable):
                 x = Variable(x, requires_grad=False)
