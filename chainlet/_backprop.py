@@ -102,6 +102,8 @@ def _checked_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any,
         if data.shape == node.shape and (data.dtype == node.dtype or node.dtype.kind != 'f'):
             return gx
         raise _bad_grad(func, i, node, data)
+    if func._use_backward_arrays and isinstance(gx, numpy.generic):
+        gx = numpy.asarray(gx)  # what NumPy gives for 0-d arithmetic in a _backward_arrays
     data = gx._data if isinstance(gx, Variable) else gx
     if isinstance(gx, Variable) or backend.is_array(gx):
         if data.shape == node.shape and (data.dtype == node.dtype or node.dtype.kind != 'f'):
@@ -110,17 +112,23 @@ def _checked_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any,
 
 
 def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: Optional[tuple],
-                   double: bool, debug: bool) -> list:
+                   double: bool, debug: bool, arrays: bool = False) -> list:
     """Run one node's backward and return its checked gradients, one per target index.
 
     ``pending`` holds the gradients the targets already have when the node implements
-    ``backward_accumulate`` (``None`` otherwise). In debug mode an error names the node's call.
+    ``backward_accumulate`` (``None`` otherwise). ``arrays``: first-order gradients with no
+    function hook, so a node's ``_backward_arrays`` may compute them on NumPy arrays. In debug
+    mode an error names the node's call.
     """
     try:
         if pending is not None:
             gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, pending)
-        elif gys[0] is not None and type(gys[0]._data) is _ndarray:
-            gxs = func.backward(indexes, gys)  # the CPU fast path
+        elif gys[0] is not None and type(gys[0]._data) is _ndarray:  # the CPU fast paths
+            if arrays and func._use_backward_arrays:
+                gxs = func._backward_arrays(
+                    indexes, tuple([None if g is None else g._data for g in gys]))
+            else:
+                gxs = func.backward(indexes, gys)
         else:
             gxs = _on_device_of(gys, func.backward, indexes, gys)
         if type(gxs) is not tuple:
@@ -132,7 +140,10 @@ def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: 
         for i, gx in zip(indexes, gxs):
             if gx is not None:
                 node = inputs[i]
-                if type(gx) is not Variable or gx._data.shape != node.shape or (
+                if type(gx) is _ndarray and arrays and gx.shape == node.shape and (
+                        gx.dtype == node.dtype or node.dtype.kind != 'f'):
+                    gx = _from_output(gx, False)
+                elif type(gx) is not Variable or gx._data.shape != node.shape or (
                         gx._data.dtype != node.dtype and node.dtype.kind == 'f'):
                     gx = _checked_grad(func, i, node, gx, double)  # raises or wraps an array
                 if debug:
@@ -257,6 +268,7 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
     for node, gy in zip(output_nodes, output_grads):
         _add_grad(grads, heap, pushed, node, gy)
     with _backward_mode(double) as debug:
+        arrays = not double and not debug
         while heap:
             func = _heappop(heap)[2]
             gys = _pop_output_grads(func, grads, targets, retain_grad)
@@ -267,7 +279,7 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                     func._has_backward_accumulate:
                 gxs = _call_backward(func, indexes, gys, grads, double, debug)
             else:
-                gxs = _backward_step(func, indexes, gys, None, double, debug)
+                gxs = _backward_step(func, indexes, gys, None, double, debug, arrays)
             inputs = func.inputs
             for i, gx in zip(indexes, gxs):
                 if gx is None:
@@ -342,7 +354,7 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bo
     # broadcast view (sum does), or a view of an output's own gradient (reshape, transpose do);
     # leaves get their own writable arrays so that an in-place update of one .grad (optimizer
     # hooks do this) neither fails nor changes another.
-    given = {id(gy) for gy in output_grads}
+    given = {id(gy._data) for gy in output_grads}
     out_data = [gy._data for gy in output_grads]
     with _config.using_config('enable_backprop', double):
         for node, lst in leaves.items():
@@ -354,10 +366,10 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bo
             g = sum_grads(lst)
             if v._grad_var is not None:
                 g = sum_grads([v._grad_var, g])
-            elif id(g) in given or not _writable(g._data) or \
+            elif id(g._data) in given or not _writable(g._data) or \
                     any(_may_share(g._data, d) for d in out_data):
                 g = copy_grad(g)
-            given.add(id(g))
+            given.add(id(g._data))
             v._grad_var = g
 
 

@@ -76,13 +76,14 @@ def _checks_then_dsl(check_arrays: Any) -> Any:
     return check
 
 
-def _prefers_forward_gpu(cls: type) -> bool:
-    """True when ``cls`` has its own ``forward_gpu`` that is not hidden by a ``forward``
-    defined further down the class hierarchy (a subclass that rewrites ``forward`` wins)."""
+def _overrides(cls: type, special: str, general: str) -> bool:
+    """True when ``cls`` has its own ``special`` method (``forward_gpu``, ``_backward_arrays``)
+    that is not hidden by a ``general`` one (``forward``, ``backward``) defined further down the
+    class hierarchy: a subclass that rewrites ``forward`` or ``backward`` wins."""
     def owner(name: str) -> int:
         return next(i for i, c in enumerate(cls.__mro__) if name in c.__dict__)
-    gpu_owner = owner('forward_gpu')
-    return cls.__mro__[gpu_owner] is not FunctionNode and gpu_owner <= owner('forward')
+    special_owner = owner(special)
+    return cls.__mro__[special_owner] is not FunctionNode and special_owner <= owner(general)
 
 
 class FunctionNode:
@@ -110,10 +111,13 @@ class FunctionNode:
 
     # Whether the class overrides backward_accumulate (read by the backward scheduler).
     _has_backward_accumulate = False
+    # Whether first-order backward on NumPy arrays may call _backward_arrays (see there).
+    _use_backward_arrays = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._use_forward_gpu = _prefers_forward_gpu(cls)
+        cls._use_forward_gpu = _overrides(cls, 'forward_gpu', 'forward')
+        cls._use_backward_arrays = _overrides(cls, '_backward_arrays', 'backward')
         cls._has_backward_accumulate = \
             cls.backward_accumulate is not FunctionNode.backward_accumulate
         if 'check_type_forward' in cls.__dict__:
@@ -378,6 +382,21 @@ class FunctionNode:
         in Chainer, gives none: a function without ``backward`` passes no gradient back.
         """
         return (None,) * len(target_input_indexes)
+
+    def _backward_arrays(self, target_input_indexes: tuple, grad_outputs: tuple) -> tuple:
+        """``backward`` on NumPy arrays, for first-order gradients only (an optional fast path).
+
+        A built-in function may define it next to ``backward``: when no graph of the gradient is
+        wanted (no double backprop), no function hook is active and debug mode is off, the
+        scheduler calls it with the output gradients as arrays (``None`` where absent) and takes
+        arrays back, so computing a gradient applies no FunctionNode. It must compute exactly
+        what ``backward`` computes; a subclass that overrides ``backward`` is never sent here.
+        This default (never used by the scheduler) does so through ``backward``.
+        """
+        gys = tuple([None if g is None else Variable(g, requires_grad=False)
+                     for g in grad_outputs])
+        return tuple([None if g is None else g.array
+                      for g in self.backward(target_input_indexes, gys)])
 
     def backward_accumulate(self, target_input_indexes: tuple, grad_outputs: tuple,
                             grad_inputs: tuple) -> tuple:

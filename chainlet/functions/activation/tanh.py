@@ -10,6 +10,16 @@ from chainlet.functions import _cuda_kernels
 from chainlet.variable import Variable
 
 
+def _tanh_grad(y: Any, gy: Any) -> Any:
+    # gy * (1 - y^2) in one allocation
+    xp = backend.get_array_module(y)
+    gx = xp.empty_like(y)
+    xp.multiply(y, y, out=gx)
+    xp.subtract(1, gx, out=gx)
+    xp.multiply(gx, gy, out=gx)
+    return gx
+
+
 class Tanh(FunctionNode):
     """``y = tanh(x)``; the output is retained because ``dy/dx = 1 - y^2``."""
 
@@ -28,19 +38,16 @@ class Tanh(FunctionNode):
         y, = self.get_retained_outputs()
         return TanhGrad().apply((y, grad_outputs[0]))
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        return _tanh_grad(self._retained_output_data[0], grad_outputs[0]),
+
 
 class TanhGrad(FunctionNode):
     """``gx = gy * (1 - y^2)`` in one allocation; differentiable in ``y`` and ``gy``."""
 
     def forward(self, inputs):
-        y, gy = inputs
         self.retain_inputs((0, 1))
-        xp = backend.get_array_module(y)
-        gx = xp.empty_like(y)
-        xp.multiply(y, y, out=gx)
-        xp.subtract(1, gx, out=gx)
-        xp.multiply(gx, gy, out=gx)
-        return gx,
+        return _tanh_grad(*inputs),
 
     def forward_gpu(self, inputs):
         self.retain_inputs((0, 1))

@@ -18,6 +18,7 @@ from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions.math.absolute import Absolute, absolute  # noqa: F401  (Chainer's home)
+from chainlet.utils.array import sum_to as sum_to_array
 from chainlet.variable import Variable
 
 _ndarray = numpy.ndarray
@@ -81,6 +82,9 @@ class Neg(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return neg(grad_outputs[0]),
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        return -grad_outputs[0],
+
 
 class Add(FunctionNode):
     """Sum of any number of arrays, broadcast together."""
@@ -111,6 +115,10 @@ class Add(FunctionNode):
         gy = grad_outputs[0]
         return tuple([_sum_to(gy, self._shapes[i]) for i in indexes])
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return tuple([sum_to_array(gy, self._shapes[i]) for i in indexes])
+
 
 class Sub(FunctionNode):
     """``x0 - x1``."""
@@ -130,6 +138,10 @@ class Sub(FunctionNode):
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
         return tuple([_sum_to(gy if i == 0 else neg(gy), self._shapes[i]) for i in indexes])
+
+    def _backward_arrays(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return tuple([sum_to_array(gy if i == 0 else -gy, self._shapes[i]) for i in indexes])
 
 
 class Mul(FunctionNode):
@@ -156,6 +168,12 @@ class Mul(FunctionNode):
             else:
                 ret.append(_sum_to(mul(gy, x0), x1.shape))
         return tuple(ret)
+
+    def _backward_arrays(self, indexes, grad_outputs):
+        x0, x1 = self.inputs[0].data, self.inputs[1].data
+        gy = grad_outputs[0]
+        return tuple([sum_to_array(gy * x1, x0.shape) if i == 0 else
+                      sum_to_array(gy * x0, x1.shape) for i in indexes])
 
 
 class Div(FunctionNode):
@@ -231,6 +249,9 @@ class AddConstant(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return grad_outputs[0],
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        return grad_outputs[0],
+
 
 class SubFromConstant(FunctionNode):
     """``c - x`` for a scalar ``c``."""
@@ -249,6 +270,9 @@ class SubFromConstant(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return neg(grad_outputs[0]),
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        return -grad_outputs[0],
+
 
 class MulConstant(FunctionNode):
     """``x * c`` for a scalar ``c``."""
@@ -266,6 +290,10 @@ class MulConstant(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         return MulConstant(self.value).apply(grad_outputs)
+
+    def _backward_arrays(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return gy * _const(gy, self.value),
 
 
 class DivByConstant(FunctionNode):

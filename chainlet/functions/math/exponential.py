@@ -25,6 +25,9 @@ class Exp(FunctionNode):
         y, = self.get_retained_outputs()
         return y * grad_outputs[0],
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        return self._retained_output_data[0] * grad_outputs[0],
+
 
 class Log(FunctionNode):
     """``y = log(x)`` (natural logarithm)."""

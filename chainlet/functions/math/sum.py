@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
 
+import numpy
+
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
@@ -76,6 +78,20 @@ class Sum(FunctionNode):
         elif self.axis is None and len(shape) > 0 and gy.ndim != len(shape):
             gy = reshape(gy, (1,) * len(shape))
         return broadcast_to(gy, shape),
+
+    def _backward_arrays(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        shape = self._shape
+        if self.axis is not None and not self.keepdims and len(shape) > 0:
+            kept = list(shape)
+            for a in self.axis:
+                kept[a] = 1
+            gy = gy.reshape(tuple(kept))
+        elif self.axis is None and len(shape) > 0 and gy.ndim != len(shape):
+            gy = gy.reshape((1,) * len(shape))
+        if gy.shape == shape:
+            return gy,
+        return numpy.broadcast_to(gy, shape),
 
 
 def sum(x: Any, axis: Axis = None, keepdims: bool = False) -> Variable:  # noqa: A001
