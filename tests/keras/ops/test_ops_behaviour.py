@@ -481,6 +481,15 @@ def test_creation_ops():
     assert xs.shape == ys.shape == (2, 3)
 
 
+def test_sizes_and_aliases():
+    x = np.ones((3, 4), 'f')
+    assert ops.ndim(x) == 2 and ops.size(x) == 12
+    assert ops.bitwise_not is ops.bitwise_invert and ops.conjugate is ops.conj
+    assert ops.bitwise_left_shift is ops.left_shift and ops.bitwise_right_shift is ops.right_shift
+    assert ops.hard_swish is ops.hard_silu and ops.swish is ops.silu
+    assert ops.vectorized_map is ops.map and ops.abs is ops.absolute
+
+
 def test_argpartition_view_vectorize():
     x = np.array([5.0, 1.0, 4.0, 2.0, 3.0], 'f')
     idx = ops.argpartition(x, 2)

@@ -360,6 +360,9 @@ CASES = [
     ('ones_like', 'ones_like', (A,), {}, np.ones_like),
     ('full_like', 'full_like', (A, 3.0), {}, np.full_like),
     ('copy', 'copy', (A,), {}, np.copy),
+    ('array', 'array', (A,), {'dtype': 'float64'}, lambda x, dtype: x.astype(dtype)),
+    ('get_item', 'get_item', (BATCH, (slice(None), 1, slice(0, 3, 2))), {}, lambda x, k: x[k]),
+    ('nonzero', 'nonzero', (A > 0,), {}, np.nonzero),
     ('median', 'median', (A,), {'axis': 1}, np.median),
     ('quantile', 'quantile', (A, 0.3), {'axis': 0}, np.quantile),
     ('bincount', 'bincount', (np.array([0, 1, 1, 3], 'int32'),), {}, np.bincount),
@@ -670,7 +673,7 @@ def test_on_variables(case):
 
 
 # Ops whose array arguments are not all tensors, or whose outputs have no fixed shape.
-NOT_SYMBOLIC = {'digitize', 'bincount', 'nan_to_num', 'isnan', 'isinf', 'isfinite'}
+NOT_SYMBOLIC = {'digitize', 'bincount', 'nan_to_num', 'isnan', 'isinf', 'isfinite', 'nonzero'}
 
 
 @pytest.mark.parametrize('case', [c for c in CASES if c[0] not in NOT_SYMBOLIC],
