@@ -165,9 +165,9 @@ def test_record_merges_the_two_calls(tmp_path):
     lines.append({'$report_type': 'CollectReport', 'nodeid': 'chainer_tests/a_tests/test_b.py',
                   'outcome': 'failed'})
     _write(two / 'conformance.jsonl', '\n'.join(json.dumps(r) for r in lines) + '\n')
+    _write(two / 'gpu-2026-12-01.md', '(the record the second call wrote)')
     target = tmp_path / 'results' / 'gpu-2026-12-01.md'
-    assert report.main(['record', str(one), str(two), '--out', str(target),
-                        '--date', '2026-12-01']) == 0
+    assert report.main(['record', str(one), str(two), '--out', str(target)]) == 0
     text = target.read_text()
     assert text.startswith('# GPU run 2026-12-01: NVIDIA H100 80GB HBM3')
     for section in SECTIONS:

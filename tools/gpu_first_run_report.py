@@ -354,7 +354,13 @@ def cmd_record(args) -> int:
     dirs = args.dirs
     env_text = _read(_find(dirs, 'env.log'))
     env = _env(env_text)
-    date = args.date or datetime.date.today().isoformat()
+    date = args.date
+    for d in dirs if not date else ():  # the run's date: the record a call left, if any
+        found = sorted(f for f in os.listdir(d) if re.fullmatch(r'gpu-\d{4}-\d{2}-\d{2}\.md', f))
+        if found:
+            date = found[0][4:-3]
+            break
+    date = date or datetime.date.today().isoformat()
     emulated = env.get('emulated') == 'True'
     out = [f'# GPU run {date}: {env.get("device", "unknown device")}', '']
     if emulated:
@@ -423,7 +429,8 @@ def main(argv: list[str] | None = None) -> int:
     rec = sub.add_parser('record')
     rec.add_argument('dirs', nargs='+', help="folders holding the logs (each call's $OUT)")
     rec.add_argument('--out', help='where to write the Markdown (default: stdout)')
-    rec.add_argument('--date', help='the date in the title (default: today)')
+    rec.add_argument('--date', help="the date in the title (default: that of a call's record "
+                     'in the folders, else today)')
     rec.set_defaults(fn=cmd_record)
     args = ap.parse_args(argv)
     return args.fn(args)
