@@ -82,7 +82,7 @@ def _with_registry(custom_objects: Optional[dict]) -> dict:
 
 
 def _layer_class(class_name: str, custom_objects: Optional[dict],
-                 registered_name: Optional[str] = None) -> type:
+                 registered_name: Optional[str] = None, module: Optional[str] = None) -> type:
     from chainlet import keras
     from chainlet.keras.saving.object_registration import get_registered_object
     for key in (registered_name, class_name):
@@ -91,7 +91,14 @@ def _layer_class(class_name: str, custom_objects: Optional[dict],
             return found
     if class_name == 'Functional':
         return keras.Model
-    for namespace in (keras.layers, keras):
+    namespaces = [keras.layers, keras]
+    if module and module.startswith('chainlet.keras.'):  # chainlet.keras's own modules only
+        import importlib
+        try:
+            namespaces.append(importlib.import_module(module))
+        except ImportError:
+            pass
+    for namespace in namespaces:
         cls = getattr(namespace, class_name, None)
         if isinstance(cls, type) and issubclass(cls, keras.Layer):
             return cls
@@ -127,7 +134,8 @@ def deserialize_layer(config: dict, custom_objects: Optional[dict] = None) -> An
         raise ValueError(f'deserialize_layer: expected a dict with class_name and config, got '
                          f'{config!r}')
     from chainlet.keras.saving.object_registration import CustomObjectScope
-    cls = _layer_class(config['class_name'], custom_objects, config.get('registered_name'))
+    cls = _layer_class(config['class_name'], custom_objects, config.get('registered_name'),
+                       config.get('module'))
     cfg = dict(config.get('config') or {})
     from_config = cls.from_config
     with CustomObjectScope(custom_objects):

@@ -221,3 +221,35 @@ def test_decode_predictions_with_a_cached_class_index(keras_home):
     assert decoded[0][0][2] == pytest.approx(0.5) and decoded[1][0][1] == 'class_999'
     with pytest.raises(ValueError, match=r'\(samples, 1000\)'):
         applications.resnet50.decode_predictions(np.zeros((2, 10)))
+
+
+@pytest.mark.parametrize('fn, kwargs, params', [
+    (applications.EfficientNetB0, {}, 5_330_571),
+    (applications.EfficientNetB0, {'include_top': False}, 4_049_571),
+    pytest.param(applications.EfficientNetB1, {}, 7_856_239, marks=pytest.mark.slow),
+])
+def test_efficientnet_parameter_counts_match_keras(fn, kwargs, params):
+    assert fn(weights=None, **kwargs).count_params() == params
+
+
+def test_efficientnet_normalization_save_and_keras_h5(tmp_path):
+    rng = np.random.default_rng(4)
+    x = (rng.random((2, 32, 32, 3)) * 255).astype(np.float32)
+    model = applications.EfficientNetB0(weights=None, input_shape=(32, 32, 3), classes=3)
+    assert [w.shape for w in model.get_layer('normalization').weights] == [(3,), (3,), ()]
+    assert model.get_layer('block6d_se_excite') is not None
+    norm = model.get_layer('normalization')
+    mean, var = np.array([120.0, 110.0, 100.0]) / 255, np.array([0.05, 0.06, 0.07])
+    norm.set_weights([mean, var, np.array(10)])
+    out = norm(x / 255).array
+    np.testing.assert_allclose(out, (x / 255 - mean) / np.sqrt(var), rtol=1e-5, atol=1e-5)
+    probs = model.predict(x, verbose=0)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+    path = str(tmp_path / 'effnet.keras')
+    model.save(path)
+    np.testing.assert_array_equal(keras.saving.load_model(path).predict(x, verbose=0), probs)
+    h5 = str(tmp_path / 'effnet.h5')
+    _write_keras_h5(model, h5)
+    loaded = applications.EfficientNetB0(weights=h5, input_shape=(32, 32, 3), classes=3)
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), probs)
+    assert applications.efficientnet.preprocess_input(x) is x
