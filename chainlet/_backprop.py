@@ -142,7 +142,9 @@ def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: 
                 node = inputs[i]
                 if type(gx) is _ndarray and arrays and gx.shape == node.shape and (
                         gx.dtype == node.dtype or node.dtype.kind != 'f'):
-                    gx = _from_output(gx, False)
+                    g0 = gys[0]
+                    # An identity gradient (x + c, reshape to the same shape) passes on as is.
+                    gx = g0 if g0 is not None and gx is g0._data else _from_output(gx, False)
                 elif type(gx) is not Variable or gx._data.shape != node.shape or (
                         gx._data.dtype != node.dtype and node.dtype.kind == 'f'):
                     gx = _checked_grad(func, i, node, gx, double)  # raises or wraps an array
