@@ -458,3 +458,17 @@ def test_custom_build_config_and_compile_config(tmp_path):
     loaded = keras.saving.load_model(path)
     assert loaded.loss_fn is half_mse
     loaded.fit(X, np.ones((5, 1)), verbose=0)
+
+
+def test_saving_save_and_load_weights(tmp_path):
+    inputs = keras.Input((4,))
+    model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
+    path = str(tmp_path / 'm.weights.npz')
+    saving.save_weights(model, path)
+    other = keras.Model(inputs, keras.layers.Dense(2)(inputs))
+    saving.load_weights(other, path)
+    np.testing.assert_array_equal(other.predict(X, verbose=0), model.predict(X, verbose=0))
+    with pytest.raises(FileExistsError):
+        saving.save_weights(model, path, overwrite=False)
+    with pytest.raises(ValueError, match='skip_mismatch'):
+        saving.load_weights(other, path, skip_mismatch=True)

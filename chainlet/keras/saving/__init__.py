@@ -79,6 +79,25 @@ def load_model(filepath: str, custom_objects: Optional[dict] = None, compile: bo
     return serialization.load_model(filepath, custom_objects=custom_objects, compile=compile)
 
 
+def save_weights(model: Any, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
+    """``model.save_weights(filepath, overwrite)`` (Keras 3's ``keras.saving.save_weights``)."""
+    model.save_weights(filepath, overwrite=overwrite, **kwargs)
+
+
+def load_weights(model: Any, filepath: str, skip_mismatch: bool = False, **kwargs: Any) -> None:
+    """``model.load_weights(filepath)`` (Keras 3's ``keras.saving.load_weights``).
+
+    Raises:
+        ValueError: ``skip_mismatch=True``, which chainlet does not support (a file that does
+            not match the model always raises).
+    """
+    if skip_mismatch:
+        raise ValueError('keras.saving.load_weights: skip_mismatch=True is not supported; a '
+                         'weights file must match the model')
+    model.load_weights(filepath, **kwargs)
+
+
 __all__ = ['CustomObjectScope', 'custom_object_scope', 'deserialize_keras_object',
            'get_custom_objects', 'get_registered_name', 'get_registered_object', 'load_model',
-           'register_keras_serializable', 'save_model', 'serialize_keras_object']
+           'load_weights', 'register_keras_serializable', 'save_model', 'save_weights',
+           'serialize_keras_object']
