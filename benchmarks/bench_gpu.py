@@ -23,7 +23,8 @@ Each implementation is optional: without PyTorch, or with a PyTorch that sees no
 its column says why. With ``CHAINLET_EMULATE_CUPY=1`` CuPy is the CPU stand-in of
 ``tools/cupy_emulator``: the script then checks that everything runs and agrees, and its
 timings are CPU timings that say nothing about a GPU. The output is Markdown (``--json PATH``
-also writes the figures as JSON); the exit status is 1 when some implementation disagrees.
+also writes the figures as JSON); the exit status is 1 when some implementation disagrees or
+fails (its cells then show the error; the others are still measured).
 
 Run: python benchmarks/bench_gpu.py [--quick] [--json PATH] [--repeat N] [--device N]
 """
@@ -455,6 +456,17 @@ def torch_ops(torch, device_id, n_ops, backward):
 
 # -- driver ---------------------------------------------------------------------------------
 
+def _guard(row: dict, name: str, fn: Callable[[], Any]) -> Any:
+    """``fn()``, or ``None`` with the error noted in the row: one implementation failing on a
+    new machine must not cost the figures of the others."""
+    try:
+        return fn()
+    except Exception as exc:  # reported in the table and by the exit status
+        row['note'][name] = f'error: {type(exc).__name__}: {str(exc)[:200]}'
+        row.setdefault('errors', []).append(name)
+        return None
+
+
 def run_training(kind, batch, ctx, steps) -> dict:
     cp, torch = ctx['cp'], ctx['torch']
     rng = np.random.default_rng(0)
@@ -470,22 +482,29 @@ def run_training(kind, batch, ctx, steps) -> dict:
     row: dict = {'batch': batch, 'steps_compared': steps, 'ms': {}, 'agree': {}, 'note': {}}
     impls = {}
     for name in IMPLS:
-        if name == 'torch':
-            if torch is None:
-                row['note'][name] = ctx['torch_why']
-                continue
-            impls[name] = makers[name](torch, ctx['device_id'], host, x, t)
-        else:
-            impls[name] = makers[name](cp, ctx['device'], host, x, t)
-    for step, _ in impls.values():  # the same steps on the same batch from the same start
-        for _ in range(steps):
-            step()
-    ref = impls['chainlet'][1]()
-    for name in impls:
-        if name != 'chainlet':
-            row['agree'][name] = agreement(impls[name][1](), ref)
+        if name == 'torch' and torch is None:
+            row['note'][name] = ctx['torch_why']
+            continue
+        module, where = (torch, ctx['device_id']) if name == 'torch' else (cp, ctx['device'])
+
+        def build_and_step(make=makers[name], module=module, where=where):
+            step, params = make(module, where, host, x, t)
+            for _ in range(steps):  # the same steps on the same batch from the same start
+                step()
+            return step, params()
+
+        built = _guard(row, name, build_and_step)
+        if built is not None:
+            impls[name] = built
+    if 'chainlet' in impls:
+        ref = impls['chainlet'][1]
+        for name in impls:
+            if name != 'chainlet':
+                row['agree'][name] = agreement(impls[name][1], ref)
     for name, (step, _) in impls.items():
-        row['ms'][name] = ctx['timers'][name](step)['median_s'] * 1e3
+        timing = _guard(row, name, lambda step=step, name=name: ctx['timers'][name](step))
+        if timing is not None:
+            row['ms'][name] = timing['median_s'] * 1e3
     return row
 
 
@@ -496,12 +515,16 @@ def run_ops(n_ops, backward, ctx) -> dict:
     if torch is None:
         row['note']['torch'] = ctx['torch_why']
     else:
-        runs['torch'] = torch_ops(torch, ctx['device_id'], n_ops, backward)
+        runs['torch'] = _guard(row, 'torch',
+                               lambda: torch_ops(torch, ctx['device_id'], n_ops, backward))
     if runs['cupy'] is None:
-        del runs['cupy']
         row['note']['cupy'] = 'no autograd'
     for name, fn in runs.items():
-        row['us_per_op'][name] = ctx['timers'][name](fn)['median_s'] * 1e6 / n_ops
+        if fn is None:
+            continue
+        timing = _guard(row, name, lambda fn=fn, name=name: ctx['timers'][name](fn))
+        if timing is not None:
+            row['us_per_op'][name] = timing['median_s'] * 1e6 / n_ops
     return row
 
 
@@ -578,7 +601,7 @@ def targets(result: dict) -> list:
     out = []
     mlp = [r for r in result['mlp'] if r['batch'] == 4096]
     what = 'MLP step at batch 4096 within 1.1x of hand-written CuPy'
-    if mlp and 'cupy' in mlp[0]['ms']:
+    if mlp and 'cupy' in mlp[0]['ms'] and 'chainlet' in mlp[0]['ms']:
         ratio = mlp[0]['ms']['chainlet'] / mlp[0]['ms']['cupy']
         out.append({'what': what, 'ratio': ratio,
                     'status': f"{'met' if ratio <= 1.1 else 'not met'} ({ratio:.2f}x)"})
@@ -587,13 +610,13 @@ def targets(result: dict) -> list:
     for r in result['ops']:
         mode = 'with backward' if r['backward'] else 'forward only'
         what = f'per-op overhead ({mode}) at or below PyTorch eager'
-        if 'torch' in r['us_per_op']:
+        if 'torch' in r['us_per_op'] and 'chainlet' in r['us_per_op']:
             ratio = r['us_per_op']['chainlet'] / r['us_per_op']['torch']
             out.append({'what': what, 'ratio': ratio,
                         'status': f"{'met' if ratio <= 1.0 else 'not met'} ({ratio:.2f}x)"})
         else:
-            out.append({'what': what, 'ratio': None,
-                        'status': f"not measured ({r['note']['torch']})"})
+            why = r['note'].get('torch') or r['note'].get('chainlet', '?')
+            out.append({'what': what, 'ratio': None, 'status': f'not measured ({why})'})
     if result['emulated']:
         for t in out:
             t['status'] += ' (emulated CPU timings: not a GPU measurement)'
@@ -649,8 +672,11 @@ def main(argv: list | None = None) -> int:
     if bad:
         print('bench_gpu: parameters disagree with chainlet\'s: ' + ', '.join(bad),
               file=sys.stderr)
-        return 1
-    return 0
+    failed = [f"{kind}: {name} ({r['note'][name]})" for kind in ('mlp', 'cnn', 'ops')
+              for r in result[kind] for name in r.get('errors', ())]
+    if failed:
+        print('bench_gpu: errors: ' + '; '.join(failed), file=sys.stderr)
+    return 1 if bad or failed else 0
 
 
 if __name__ == '__main__':

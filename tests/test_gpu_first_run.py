@@ -71,6 +71,31 @@ def test_bench_gpu_quick_runs_and_agrees_on_the_emulator(tmp_path):
     assert all('emulated' in t['status'] for t in result['targets'])
 
 
+@needs_emulator
+def test_bench_gpu_reports_a_failing_implementation_and_measures_the_others(
+        monkeypatch, tmp_path, capsys):
+    present = getattr(sys.modules.get('cupy'), '__version__', None)
+    if present is not None and not present.endswith('+emulated'):
+        pytest.skip('a real CuPy is imported in this process')
+    import benchmarks.bench_gpu as bench
+    if present is None:  # (under CHAINLET_EMULATE_CUPY=1 it is installed for the session)
+        emulator.install()
+    try:
+        def broken(*args):
+            raise ValueError('no such kernel')
+        monkeypatch.setattr(bench, 'cupy_mlp', broken)
+        monkeypatch.setenv('BENCH_GPU_NO_TORCH', '1')
+        status = bench.main(['--quick', '--only', 'mlp', '--json', str(tmp_path / 'b.json')])
+    finally:
+        if present is None:
+            emulator.uninstall()
+    out, err = capsys.readouterr()
+    assert status == 1 and 'mlp: cupy (error: ValueError: no such kernel)' in err
+    row = json.loads((tmp_path / 'b.json').read_text())['mlp'][0]
+    assert set(row['ms']) == {'chainlet'} and row['agree'] == {}
+    assert '| n/a (error: ValueError: no such kernel) |' in out
+
+
 def test_bench_gpu_agreement_flags_a_difference():
     import benchmarks.bench_gpu as bench  # noqa: F401  (imports without CuPy)
     ref = [np.ones((3, 2), np.float32), np.zeros(2, np.float32)]
