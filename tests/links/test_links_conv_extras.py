@@ -98,7 +98,8 @@ def test_local_convolution_2d():
 
 def test_deformable_convolution_2d_starts_as_plain_convolution():
     rng = np.random.RandomState(5)
-    conv = L.DeformableConvolution2D(None, 2, 3, stride=2, pad=1)
+    conv = L.DeformableConvolution2D(None, 2, 3, stride=2, pad=1, offset_initialW=0,
+                                     deform_initialW=chainlet.initializers.LeCunNormal())
     x = rng.rand(2, 3, 7, 7).astype(np.float32)
     y = conv(x)
     assert not conv.offset_conv.W.array.any()  # offsets start at zero
@@ -146,3 +147,13 @@ def test_mlp_convolution_2d_refuses_wscale_and_takes_initializers_by_keyword():
     assert (block[0].W.array == 1).all() and (block[1].b.array == 2).all()
     two_args = L.MLPConvolution2D((4, 2), 3)  # (out_channels, ksize): in_channels inferred
     assert two_args(np.ones((1, 5, 4, 4), np.float32)).shape == (1, 2, 2, 2)
+
+
+def test_deformable_convolution_2d_defaults_are_chainers():
+    # Chainer 7.8.1: the offset predictor is a Convolution2D with its default (LeCunNormal)
+    # weights and the sampling filter starts at zero (so the first outputs are the bias).
+    conv = L.DeformableConvolution2D(3, 2, 3)
+    assert conv.offset_conv.W.array.any() and not conv.deform_conv.W.array.any()
+    assert not conv.offset_conv.b.array.any() and not conv.deform_conv.b.array.any()
+    y = conv(np.random.RandomState(0).rand(1, 3, 5, 5).astype(np.float32))
+    assert not y.array.any()

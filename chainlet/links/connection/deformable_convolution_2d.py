@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from chainlet import initializers
 from chainlet.functions.connection.deformable_convolution_2d_sampler import (
     deformable_convolution_2d_sampler)
 from chainlet.link import Chain, Link
@@ -28,7 +27,7 @@ class DeformableConvolution2DSampler(Link):
         out_channels: Output channels.
         ksize, stride, pad: As in :class:`Convolution2D`.
         nobias: Do not use a bias.
-        initialW: Initializer of ``W`` ``(out, in, kh, kw)``; default ``LeCunNormal``.
+        initialW: Initializer of ``W`` ``(out, in, kh, kw)``; default 0, as in Chainer 7.
         initial_bias: Initializer of ``b``; default 0.
     """
 
@@ -45,7 +44,7 @@ class DeformableConvolution2DSampler(Link):
         dtype = _util.resolve_dtype(initialW, None if nobias else initial_bias)
         with self.init_scope():
             self.W = Parameter(_util.get_initializer(
-                initialW, initializers.LeCunNormal(), dtype, name, 'initialW'))
+                initialW, 0, dtype, name, 'initialW'))
             self.b = None if nobias else Parameter(_util.get_initializer(
                 initial_bias, 0, dtype, name, 'initial_bias'), (self.out_channels,))
         if self.in_channels is not None:
@@ -73,15 +72,22 @@ class DeformableConvolution2D(Chain):
         stride: Stride.
         pad: Padding.
         offset_nobias: ``offset_conv`` without a bias.
-        offset_initialW: Initializer of ``offset_conv.W``; default 0.
+        offset_initialW: Initializer of ``offset_conv.W``; default ``LeCunNormal`` (that of
+            :class:`Convolution2D`).
         offset_initial_bias: Initializer of ``offset_conv.b``; default 0.
         deform_nobias: ``deform_conv`` without a bias.
-        deform_initialW: Initializer of ``deform_conv.W``; default ``LeCunNormal``.
+        deform_initialW: Initializer of ``deform_conv.W``; default 0.
         deform_initial_bias: Initializer of ``deform_conv.b``; default 0.
 
+    The defaults are Chainer 7.8.1's (random offset predictor, zero sampling filter), so a
+    seeded random state gives Chainer's initial weights; the deformable-convolution paper
+    starts the other way round (zero offsets), which ``offset_initialW=0,
+    deform_initialW=chainlet.initializers.LeCunNormal()`` gives.
+
     Example:
-        >>> import numpy as np, chainlet.links as L, chainlet.functions as F
-        >>> conv = L.DeformableConvolution2D(3, 2, 3, pad=1)
+        >>> import numpy as np, chainlet, chainlet.links as L, chainlet.functions as F
+        >>> conv = L.DeformableConvolution2D(3, 2, 3, pad=1, offset_initialW=0,
+        ...                                  deform_initialW=chainlet.initializers.LeCunNormal())
         >>> x = np.random.RandomState(0).rand(1, 3, 5, 5).astype(np.float32)
         >>> y = conv(x)                  # zero offsets: a plain convolution at the start
         >>> np.allclose(y.array, F.convolution_2d(x, conv.deform_conv.W, conv.deform_conv.b,
@@ -99,8 +105,7 @@ class DeformableConvolution2D(Chain):
         with self.init_scope():
             self.offset_conv = Convolution2D(
                 in_channels, 2 * kh * kw, (kh, kw), stride, pad, offset_nobias,
-                0 if offset_initialW is None else offset_initialW,
-                0 if offset_initial_bias is None else offset_initial_bias)
+                offset_initialW, offset_initial_bias)
             self.deform_conv = DeformableConvolution2DSampler(
                 in_channels, out_channels, (kh, kw), stride, pad, deform_nobias,
                 deform_initialW, deform_initial_bias)

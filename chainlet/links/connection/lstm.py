@@ -13,20 +13,6 @@ from chainlet.links.connection.linear import Linear
 from chainlet.variable import Variable, as_variable
 
 
-class _GateBlocks(initializers.Initializer):
-    """Fill a ``(4 * n, m)`` weight block by block: ``init`` on each ``(n, m)`` slice, so that
-    fan-based initializers see one gate's shape."""
-
-    def __init__(self, init: Any, units: int, dtype: Any) -> None:
-        super().__init__(dtype)
-        self.init = init
-        self.units = units
-
-    def __call__(self, array: Any) -> None:
-        for start in range(0, array.shape[0], self.units):
-            self.init(array[start:start + self.units])
-
-
 class _GateBias(initializers.Initializer):
     """Fill the interleaved gate biases ``(a, i, f, o)``: ``forget`` on ``f``, ``bias`` on the
     others."""
@@ -46,7 +32,10 @@ class LSTMBase(Chain):
     """Holds the ``upward`` (input to gates) and ``lateral`` (output to gates) Linear links.
 
     The gate pre-activations are laid out as :func:`chainlet.functions.lstm` expects them;
-    ``upward.W`` and ``lateral.W`` are initialized one ``(out_size, ·)`` block at a time.
+    ``upward.W`` and ``lateral.W`` are initialized one ``(out_size, ·)`` block at a time (so that
+    fan-based initializers see one gate's shape), alternating between them block by block as
+    Chainer does, so a seeded random state gives Chainer's initial weights. When ``in_size`` is
+    inferred, all of them are drawn at the first call, again as in Chainer.
     """
 
     def __init__(self, in_size: Optional[int], out_size: Optional[int] = None,
@@ -65,15 +54,30 @@ class LSTMBase(Chain):
             return _util.get_initializer(init, default, dtype, name, arg)
 
         units = self.state_size
+        self._lateral_init = get(lateral_init, lecun, 'lateral_init')
+        self._upward_init = get(upward_init, lecun, 'upward_init')
+        zero = initializers.Zero(dtype)
         with self.init_scope():
             self.upward = Linear(
-                in_size, 4 * units,
-                initialW=_GateBlocks(get(upward_init, lecun, 'upward_init'), units, dtype),
+                in_size, 4 * units, initialW=zero,
                 initial_bias=_GateBias(get(bias_init, 0, 'bias_init'),
                                        get(forget_bias_init, 1, 'forget_bias_init'), dtype))
-            self.lateral = Linear(
-                units, 4 * units, nobias=True,
-                initialW=_GateBlocks(get(lateral_init, lecun, 'lateral_init'), units, dtype))
+            self.lateral = Linear(units, 4 * units, nobias=True, initialW=zero)
+        if in_size is not None:
+            self._initialize_params()
+
+    def _initialize_params(self) -> None:
+        """Draw ``lateral.W`` and ``upward.W``, one gate block of each in turn (Chainer's
+        order of the random draws)."""
+        n = self.state_size
+        for start in range(0, 4 * n, n):
+            self._lateral_init(self.lateral.W.array[start:start + n])
+            self._upward_init(self.upward.W.array[start:start + n])
+
+    def _initialize_lazily(self, x: Any) -> None:
+        if self.upward.W.array is None:
+            self.upward._initialize_params(_util.size_of_shape(x.shape[1:]))
+            self._initialize_params()
 
     def _repr_args(self) -> dict:
         return {'in_size': self.upward.in_size, 'out_size': self.state_size}
@@ -98,6 +102,7 @@ class StatelessLSTM(LSTMBase):
 
     def forward(self, c: Any, h: Any, x: Any) -> tuple[Variable, Variable]:
         """One step from cell state ``c`` and output ``h`` (``None``: zeros) and input ``x``."""
+        self._initialize_lazily(x)
         lstm_in = self.upward(x)
         if h is not None:
             lstm_in = lstm_in + self.lateral(h)
@@ -178,6 +183,7 @@ class LSTM(LSTMBase):
     def forward(self, x: Any) -> Variable:
         """Advance one step with input ``x`` of shape ``(batch, in_size)``; return ``h``."""
         batch = x.shape[0]
+        self._initialize_lazily(x)
         lstm_in = self.upward(x)
         h_rest = None
         if self.h is not None:
