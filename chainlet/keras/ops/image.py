@@ -12,6 +12,7 @@ Example:
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any, Optional
 
 import numpy
@@ -220,5 +221,121 @@ def hsv_to_rgb(images: Any, data_format: Optional[str] = None) -> Any:
     return xp.stack([channel(5.0), channel(3.0), channel(1.0)], axis=axis).astype(x.dtype)
 
 
+_FILL_MODES = ('constant', 'nearest', 'wrap', 'mirror', 'reflect')
+
+
+def _fill_index(xp: Any, index: Any, size: int, mode: str) -> tuple:
+    """Integer ``index`` mapped into ``[0, size)`` by ``mode``; with the mask of indices that
+    were inside (only ``'constant'`` uses it: outside cells take the fill value)."""
+    inside = (index >= 0) & (index < size)
+    if mode == 'constant' or mode == 'nearest':
+        return xp.clip(index, 0, size - 1), inside
+    if mode == 'wrap':
+        return index % size, inside
+    if mode == 'mirror':
+        if size == 1:
+            return xp.zeros_like(index), inside
+        period = 2 * size - 2
+        j = xp.abs(index) % period
+        return xp.where(j >= size, period - j, j), inside
+    period = 2 * size  # 'reflect': the edge cell is repeated
+    j = index % period
+    return xp.where(j >= size, period - 1 - j, j), inside
+
+
+def _sample(x: Any, lead: tuple, coords: list, shape: tuple, order: int, fill_mode: str,
+            fill_value: float, where: str) -> Any:
+    """``x[lead + coords]`` at real coordinates ``coords`` over the axes after ``lead``,
+    interpolated (``order`` 0 or 1) with ``fill_mode`` beyond the edges."""
+    if fill_mode not in _FILL_MODES:
+        raise ValueError(f'{where}: fill_mode must be one of {list(_FILL_MODES)}, got '
+                         f'{fill_mode!r}')
+    if order not in (0, 1):
+        raise ValueError(f'{where}: order/interpolation must be 0 (nearest) or 1 (linear), got '
+                         f'{order!r}')
+    xp = x.xp
+    sizes = shape
+    if order == 0:
+        corners = [[(xp.floor(c + 0.5).astype('int64'), None)] for c in coords]
+    else:
+        corners = []
+        for c in coords:
+            lo = xp.floor(c)
+            frac = (c - lo).astype(x.dtype)
+            lo = lo.astype('int64')
+            corners.append([(lo, 1 - frac), (lo + 1, frac)])
+    out = None
+    for choice in itertools.product(*corners):
+        index, weight, valid = [], None, None
+        for (i, w), size in zip(choice, sizes):
+            j, inside = _fill_index(xp, i, size, fill_mode)
+            index.append(j)
+            weight = w if weight is None else (weight if w is None else weight * w)
+            valid = inside if valid is None else valid & inside
+        value = F.get_item(x, lead + tuple(index))
+        extra = value.ndim - index[0].ndim  # trailing axes (channels) not indexed
+        if fill_mode == 'constant':
+            keep = valid.astype(x.dtype).reshape(valid.shape + (1,) * extra)
+            value = value * keep + float(fill_value) * (1 - keep)
+        if weight is not None:
+            value = value * weight.reshape(weight.shape + (1,) * extra)
+        out = value if out is None else out + value
+    return out
+
+
+@keras_op('inputs', 'coordinates', module='image')
+def map_coordinates(inputs: Any, coordinates: Any, order: int, fill_mode: str = 'constant',
+                    fill_value: float = 0.0) -> Any:
+    """``inputs`` sampled at ``coordinates`` (shape ``(inputs.ndim, ...)``) with nearest
+    (``order=0``) or linear (``order=1``) interpolation; beyond the edges ``fill_mode``
+    (``'constant'``, ``'nearest'``, ``'wrap'``, ``'mirror'``, ``'reflect'``) decides."""
+    x = to_float(inputs)
+    coords = coordinates.array.astype('float64')
+    if coords.shape[0] != x.ndim:
+        raise ValueError(f'keras.ops.image.map_coordinates: coordinates must have shape '
+                         f'({x.ndim}, ...), got {coords.shape}')
+    return _sample(x, (), list(coords), tuple(x.shape), order, fill_mode, fill_value,
+                   'keras.ops.image.map_coordinates')
+
+
+@keras_op('images', 'transform', module='image')
+def affine_transform(images: Any, transform: Any, interpolation: str = 'bilinear',
+                     fill_mode: str = 'constant', fill_value: float = 0.0,
+                     data_format: Optional[str] = None) -> Any:
+    """Projective transform of images: a row ``[a0, a1, a2, b0, b1, b2, c0, c1]`` of
+    ``transform`` (one, or one per image) maps the output pixel ``(x, y)`` (column, row) to the
+    input point ``((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k)``, ``k = c0 x + c1 y + 1``."""
+    where = 'keras.ops.image.affine_transform'
+    fmt = normalize_data_format(data_format, where)
+    if interpolation not in ('bilinear', 'nearest'):
+        raise ValueError(f"{where}: interpolation must be 'bilinear' or 'nearest', got "
+                         f'{interpolation!r}')
+    x, single = _batched(to_float(images), 'affine_transform')
+    if fmt == 'channels_first':
+        x = F.transpose(x, (0, 2, 3, 1))
+    xp = x.xp
+    t = transform.array.astype('float64')
+    t = t.reshape(1, 8) if t.ndim == 1 else t
+    if t.shape[-1] != 8 or t.shape[0] not in (1, x.shape[0]):
+        raise ValueError(f'{where}: transform must have shape (8,) or (batch, 8), got '
+                         f'{tuple(transform.shape)}')
+    t = xp.broadcast_to(t, (x.shape[0], 8))
+    n, h, w = x.shape[:3]
+    rows, cols = xp.meshgrid(xp.arange(h, dtype='float64'), xp.arange(w, dtype='float64'),
+                             indexing='ij')
+
+    def row(i: int) -> Any:
+        return t[:, i].reshape(-1, 1, 1)
+    k = row(6) * cols + row(7) * rows + 1.0
+    src_x = (row(0) * cols + row(1) * rows + row(2)) / k
+    src_y = (row(3) * cols + row(4) * rows + row(5)) / k
+    batch = xp.broadcast_to(xp.arange(n).reshape(-1, 1, 1), (n, h, w))
+    y = _sample(x, (batch,), [src_y, src_x], (h, w), 1 if interpolation == 'bilinear' else 0,
+                fill_mode, fill_value, where)
+    if fmt == 'channels_first':
+        y = F.transpose(y, (0, 3, 1, 2))
+    return y[0] if single else y
+
+
 __all__ = ['resize', 'extract_patches', 'rgb_to_grayscale', 'pad_images', 'crop_images',
-           'gaussian_blur', 'rgb_to_hsv', 'hsv_to_rgb']
+           'gaussian_blur', 'rgb_to_hsv', 'hsv_to_rgb', 'map_coordinates', 'affine_transform']

@@ -87,6 +87,11 @@ GRADIENT_CASES = [
     ('norm_fro', lambda x: ops.norm(x, axis=(0, 1)), [sym(3, 4)]),
     ('image_resize', lambda x: ops.image.resize(x, (5, 3)), [sym(1, 3, 4, 2)]),
     ('gaussian_blur', lambda x: ops.image.gaussian_blur(x, 3, 0.8), [sym(1, 4, 4, 2)]),
+    ('map_coordinates', lambda x: ops.image.map_coordinates(
+        x, np.array([[0.3, 2.6, -0.4], [1.2, 0.5, 3.7]]), 1), [sym(3, 4)]),
+    ('affine_transform', lambda x: ops.image.affine_transform(
+        x, np.array([0.9, 0.2, 0.3, -0.1, 1.1, -0.5, 0.01, 0.0]), fill_mode='reflect'),
+     [sym(1, 4, 5, 2)]),
     ('sparsemax', ops.sparsemax, [np.array([[0.3, 1.1, -0.4, 0.9], [2.0, 0.1, 0.25, -1.0]])]),
     ('layer_normalization', lambda x, g: ops.layer_normalization(x, g, None),
      [sym(3, 4), sym(4)]),
@@ -528,6 +533,43 @@ def test_istft_inverts_stft(window, center):
                      center=center).shape == (2, 64)
 
 
+@pytest.mark.parametrize('mode, scipy_mode', [
+    ('constant', 'grid-constant'), ('nearest', 'nearest'), ('wrap', 'grid-wrap'),
+    ('mirror', 'mirror'), ('reflect', 'reflect')])
+@pytest.mark.parametrize('order', [0, 1])
+def test_map_coordinates_matches_scipy(mode, scipy_mode, order):
+    ndimage = pytest.importorskip('scipy.ndimage')
+    x = sym(5, 6)
+    coords = R.uniform(-3, 8, (2, 4, 3))
+    np.testing.assert_allclose(
+        ops.image.map_coordinates(x, coords, order, fill_mode=mode, fill_value=0.5),
+        ndimage.map_coordinates(x, coords, order=order, mode=scipy_mode, cval=0.5),
+        atol=1e-12)
+
+
+def test_affine_transform():
+    img = sym(2, 5, 5, 3)
+    identity = np.array([1, 0, 0, 0, 1, 0, 0, 0], float)
+    np.testing.assert_allclose(ops.image.affine_transform(img, identity), img)
+    shift = np.array([1, 0, 2, 0, 1, -1, 0, 0], float)  # output (x, y) reads (x + 2, y - 1)
+    out = ops.image.affine_transform(img, shift, fill_value=7.0)
+    np.testing.assert_allclose(out[:, 1:, :3], img[:, :4, 2:])
+    assert (out[:, 0] == 7.0).all() and (out[:, :, 3:] == 7.0).all()
+    rotate = np.array([0, 1, 0, -1, 0, 4, 0, 0], float)
+    np.testing.assert_allclose(ops.image.affine_transform(img, rotate, interpolation='nearest'),
+                               np.rot90(img, k=-1, axes=(1, 2)))
+    per_image = np.stack([identity, rotate])
+    out = ops.image.affine_transform(np.moveaxis(img, -1, 1), per_image,
+                                     data_format='channels_first')
+    np.testing.assert_allclose(np.moveaxis(out, 1, -1)[0], img[0])
+    ndimage = pytest.importorskip('scipy.ndimage')
+    t = np.array([0.9, 0.2, 0.3, -0.1, 1.1, -0.5, 0, 0])
+    ref = np.stack([ndimage.affine_transform(img[0, :, :, c], [[t[4], t[3]], [t[1], t[0]]],
+                                             [t[5], t[2]], order=1, mode='grid-constant')
+                    for c in range(3)], -1)
+    np.testing.assert_allclose(ops.image.affine_transform(img[0], t), ref, atol=1e-12)
+
+
 def test_hsv_round_trip():
     x = R.uniform(0, 1, (2, 4, 4, 3)).astype('f')
     hsv = ops.image.rgb_to_hsv(x)
@@ -570,6 +612,12 @@ def test_integer_only_ops_reject_floats():
     (lambda: ops.rearrange(np.ones((2, 6)), 'a ... -> a ...'), ValueError, 'unsupported'),
     (lambda: ops.rearrange(np.ones((2, 6)), 'a (b c) -> a b c', b=4), ValueError, 'split'),
     (lambda: ops.stft(np.ones(20), 8, 2, 4), ValueError, 'sequence_length'),
+    (lambda: ops.image.map_coordinates(np.ones((2, 2)), np.zeros((2, 1)), 3), ValueError,
+     'order'),
+    (lambda: ops.image.map_coordinates(np.ones((2, 2)), np.zeros((2, 1)), 1, 'edge'),
+     ValueError, 'fill_mode'),
+    (lambda: ops.image.affine_transform(np.ones((1, 2, 2, 1)), np.zeros(6)), ValueError,
+     'transform'),
 ])
 def test_errors(call, error, match):
     with pytest.raises(error, match=match):
