@@ -31,7 +31,7 @@
 # (tools/cupy_emulator) with tiny subsets, for tests/test_gpu_first_run.py.
 #
 # Environment: OUT (default /tmp/gpu-first-run-out), PYTHON (default python3), WORKERS (pytest-xdist
-# workers, default 16), GPU_FIRST_RUN_BUDGET, GPU_FIRST_RUN_SUITE (pytest targets of the gpu
+# workers, default 16; 1 when emulated), GPU_FIRST_RUN_BUDGET, GPU_FIRST_RUN_SUITE (pytest targets of the gpu
 # suite; default: all), GPU_FIRST_RUN_EXAMPLES (names to run; default: all six),
 # GPU_FIRST_RUN_CONFORMANCE (the harness folder; default .gpu_carry/conformance/chainer, else
 # ../shared/conformance/chainer), GPU_FIRST_RUN_CONF_TARGETS (default chainer_tests).
@@ -46,10 +46,10 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 PY=${PYTHON:-python3}
 BUDGET=${GPU_FIRST_RUN_BUDGET:-560}
-WORKERS=${WORKERS:-16}
 DATE=$(date -u +%Y-%m-%d)
 RECORD="$OUT/gpu-$DATE.md"
 EMULATE=${GPU_FIRST_RUN_EMULATE:-}
+if [ -n "$EMULATE" ]; then WORKERS=${WORKERS:-1}; else WORKERS=${WORKERS:-16}; fi
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/gpu-first-run.XXXXXX")
 SITE="$SCRATCH/site"
 DEADLINE=$BUDGET
