@@ -292,14 +292,20 @@ def psnr(x1: Any, x2: Any, max_val: float) -> Any:
 @keras_op('query', 'key', 'value', 'bias', 'mask', module='nn')
 def dot_product_attention(query: Any, key: Any, value: Any, bias: Any = None,
                           mask: Any = None, scale: Optional[float] = None,
-                          is_causal: bool = False, flash_attention: Any = None) -> Any:
-    """Scaled dot-product attention on ``(batch, length, heads, head_dim)`` tensors."""
+                          is_causal: bool = False, flash_attention: Any = None,
+                          attn_logits_soft_cap: Optional[float] = None) -> Any:
+    """Scaled dot-product attention on ``(batch, length, heads, head_dim)`` tensors
+    (``flash_attention`` is accepted and ignored; ``attn_logits_soft_cap`` caps the logits
+    with ``cap * tanh(logits / cap)``)."""
     q, k, v = promote(query, key, value, floating=True)
     if q.ndim != 4:
         raise ValueError(f'keras.ops.dot_product_attention: expected 4-D (batch, length, '
                          f'heads, head_dim) tensors, got query shape {q.shape}')
     scale = 1.0 / float(numpy.sqrt(q.shape[-1])) if scale is None else float(scale)
     logits = F.einsum('bthd,bshd->bhts', q, k) * scale
+    if attn_logits_soft_cap is not None:
+        cap = float(attn_logits_soft_cap)
+        logits = cap * F.tanh(logits / cap)
     if bias is not None:
         logits = logits + F.broadcast_to(cast(bias, logits.dtype), logits.shape)
     xp = logits.xp

@@ -105,8 +105,12 @@ def _bce(t, y):
     return -(t * np.log(y) + (1 - t) * np.log(1 - y))
 
 
-def _attention(q, k, v):
+def _attention(q, k, v, mask=None, cap=None):
     logits = np.einsum('bthd,bshd->bhts', q, k) / np.sqrt(q.shape[-1])
+    if cap is not None:
+        logits = cap * np.tanh(logits / cap)
+    if mask is not None:
+        logits = np.where(mask, logits, -1e30)
     return np.einsum('bhts,bshd->bthd', _softmax(logits, -1), v)
 
 
@@ -521,6 +525,9 @@ CASES = [
     ('psnr', 'psnr', (P, P + 0.1), {'max_val': 2.0},
      lambda a, b, max_val: 20 * np.log10(max_val) - 10 * np.log10(((a - b) ** 2).mean())),
     ('dot_product_attention', 'dot_product_attention', (Q, K, VV), {}, _attention),
+    ('dot_product_attention_masked', 'dot_product_attention', (Q, K, VV),
+     {'mask': np.tri(3, 5, dtype=bool), 'attn_logits_soft_cap': 2.0},
+     lambda q, k, v, mask, attn_logits_soft_cap: _attention(q, k, v, mask, 2.0)),
     ('conv', 'conv', (IMG, KER), {}, _conv2d_ref),
     ('conv_same_strided', 'conv', (IMG, KER), {'strides': 2, 'padding': 'same'},
      lambda x, w, strides, padding: _conv2d_ref(x, w, 2, ((0, 1), (0, 1)))),
