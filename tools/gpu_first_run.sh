@@ -30,11 +30,12 @@
 # for the device tool). GPU_FIRST_RUN_EMULATE=1 is a dry run on the CPU stand-in for CuPy
 # (tools/cupy_emulator) with tiny subsets, for tests/test_gpu_first_run.py.
 #
-# Environment: OUT (default /tmp/gpu-first-run-out), PYTHON (default python3), WORKERS (pytest-xdist
-# workers, default 16; 1 when emulated), GPU_FIRST_RUN_BUDGET, GPU_FIRST_RUN_SUITE (pytest targets of the gpu
-# suite; default: all), GPU_FIRST_RUN_EXAMPLES (names to run; default: all six),
-# GPU_FIRST_RUN_CONFORMANCE (the harness folder; default .gpu_carry/conformance/chainer, else
-# ../shared/conformance/chainer), GPU_FIRST_RUN_CONF_TARGETS (default chainer_tests).
+# Environment: OUT (default /tmp/gpu-first-run-out), PYTHON (default python3), WORKERS
+# (pytest-xdist workers; default 16, 1 when emulated), GPU_FIRST_RUN_BUDGET, GPU_FIRST_RUN_SUITE
+# (pytest targets of the gpu suite; default: all), GPU_FIRST_RUN_EXAMPLES (names to run; default:
+# all six), GPU_FIRST_RUN_CONFORMANCE (the harness folder; default .gpu_carry/conformance/chainer,
+# else ../shared/conformance/chainer), GPU_FIRST_RUN_CONF_TARGETS (default chainer_tests), MARKS
+# (the conformance marker expression; default "gpu and not cudnn").
 set -u
 STAGE=${1:-stage1}
 case "$STAGE" in stage1|stage2|all) ;; *) echo "usage: $0 [stage1|stage2|all]" >&2; exit 2;; esac
