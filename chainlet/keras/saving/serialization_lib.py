@@ -120,12 +120,17 @@ def serialize_dict(config: dict) -> dict:
 
 def _config_values(value: Any) -> Any:
     """Like :func:`serialize_keras_object` for the values of a layer's ``get_config``, but
-    tuples and lists stay lists (layer arguments such as shapes and kernel sizes are read back
-    as lists by their own ``__init__``), so that the configs of built-in layers do not change."""
+    plain data keeps the JSON form it always had (tuples become lists, arrays nested lists,
+    slices ``{'__slice__': [start, stop, step]}``), since layers read those back in their own
+    ``__init__``; only objects (layers, regularizers, functions...) are serialized."""
     if isinstance(value, (list, tuple)):
         return [_config_values(v) for v in value]
     if isinstance(value, dict):
         return {k: _config_values(v) for k, v in value.items()}
+    if isinstance(value, numpy.ndarray) or backend.is_array(value):
+        return backend.to_cpu(value).tolist()
+    if isinstance(value, slice):
+        return {'__slice__': [value.start, value.stop, value.step]}
     return serialize_keras_object(value)
 
 
