@@ -272,3 +272,20 @@ def test_custom_loop_over_a_loader_of_tensor_like_batches():
         metric.reset_state()
     metric.update_state(y, model(x))
     assert metric.result() < first
+
+
+def test_validation_steps_restart_the_validation_loader_every_time():
+    x, y = _arrays(16)
+    xv, yv = _arrays(12, seed=2)
+    model = _model()
+    seen = []
+    original = model.test_step
+
+    def spy(data):
+        seen.append(float(np.asarray(data[0])[0, 0]))
+        return original(data)
+    model.__dict__['test_step'] = spy
+    model.fit(x, y, batch_size=8, epochs=2, verbose=0, validation_data=Loader(xv, yv, 4),
+              validation_steps=2)
+    # Keras: the same first validation_steps batches at every epoch
+    assert seen == [float(xv[0, 0]), float(xv[4, 0])] * 2

@@ -200,9 +200,10 @@ class _Batches:
             return (ds[i] for i in range(len(ds)))
         return iter(self.source)
 
-    def epoch(self, steps: Optional[int]):
-        """Yield the raw batches of one epoch."""
-        if steps is None or self._current is None:
+    def epoch(self, steps: Optional[int], restart: bool = False):
+        """Yield the raw batches of one epoch (``restart``: from the beginning even with
+        ``steps``, as evaluation does)."""
+        if steps is None or restart or self._current is None:
             self._current = self._new_iterator()
         it, count = self._current, 0
         while steps is None or count < steps:
@@ -1010,7 +1011,7 @@ class Trainer:
         return self._make_source(data, None, None, 'validation_data')
 
     def _iterate(self, source: Any, batch_size: int, shuffle: Any, xp: Any,
-                 steps: Optional[int]):
+                 steps: Optional[int], restart: bool = False):
         """Yield Keras ``data`` batches (``x``, ``(x, y)`` or ``(x, y, sample_weight)``)."""
         if isinstance(source, _Data):
             for i, batch in enumerate(source.batches(batch_size, shuffle, xp)):
@@ -1019,7 +1020,7 @@ class Trainer:
                 yield batch
             return
         if isinstance(source, _Batches):
-            for item in source.epoch(steps):
+            for item in source.epoch(steps, restart):
                 yield self._convert_batch(item, xp)
             return
         yield from self._iterate_iterator(source, xp, steps)
@@ -1063,7 +1064,8 @@ class Trainer:
         begin = cbs.has_batch_hooks('on_test_batch_begin')
         end = cbs.has_batch_hooks('on_test_batch_end')
         logs = None
-        for step, data in enumerate(self._iterate(source, batch_size, False, self.xp, steps)):
+        for step, data in enumerate(self._iterate(source, batch_size, False, self.xp, steps,
+                                                  restart=True)):
             if begin:
                 cbs.call('on_test_batch_begin', step, {})
             with chainlet.no_backprop_mode():
@@ -1117,7 +1119,8 @@ class Trainer:
         end = cbs.has_batch_hooks('on_predict_batch_end')
         chunks: list = []
         template = None
-        for step, data in enumerate(self._iterate(source, batch_size, False, self.xp, steps)):
+        for step, data in enumerate(self._iterate(source, batch_size, False, self.xp, steps,
+                                                  restart=True)):
             if begin:
                 cbs.call('on_predict_batch_begin', step, {})
             with chainlet.no_backprop_mode():
