@@ -344,3 +344,22 @@ def test_r2_score_against_reference():
     pred = model.predict(t.astype(np.float32), verbose=0)
     ref = 1 - ((p - pred) ** 2).sum(0) / ((p - p.mean(0)) ** 2).sum(0)
     assert logs['r2_score'] == pytest.approx(ref.mean(), rel=1e-4)
+
+
+def test_new_metrics_survive_save_and_load(tmp_path):
+    rng = np.random.default_rng(9)
+    x = rng.random((16, 2)).astype(np.float32)
+    y = rng.integers(0, 2, (16, 1)).astype(np.float32)
+    model = keras.Sequential([keras.Input(shape=(2,)),
+                              keras.layers.Dense(1, activation='sigmoid')])
+    model.compile('adam', 'binary_crossentropy',
+                  metrics=['auc', M.Precision(thresholds=0.3), M.F1Score(threshold=0.5)])
+    model.fit(x, y, epochs=1, verbose=0)
+    model.save(tmp_path / 'm.keras')
+    loaded = keras.models.load_model(tmp_path / 'm.keras')
+    a = model.evaluate(x, y, verbose=0, return_dict=True)
+    b = loaded.evaluate(x, y, verbose=0, return_dict=True)
+    assert sorted(a) == sorted(b) == ['auc', 'f1_score', 'loss', 'precision']
+    for k in a:
+        np.testing.assert_allclose(a[k], b[k], rtol=1e-6)
+    assert isinstance(a['f1_score'], np.ndarray) and a['f1_score'].shape == (1,)

@@ -1382,7 +1382,7 @@ def _pythonify(logs: Any) -> dict:
             value = value.array
         if backend.is_array(value) or isinstance(value, (numpy.ndarray, numpy.generic)):
             value = numpy.asarray(backend.to_cpu(value))
-            value = float(value) if value.size == 1 else value
+            value = float(value) if value.ndim == 0 else value
         out[key] = value
     return out
 
