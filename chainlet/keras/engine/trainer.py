@@ -6,9 +6,18 @@ The training step is define-by-run, as in any chainlet loop::
     loss = sum(weight * loss_fn(y, out)) + sum(model.losses)
     model.cleargrads(); loss.backward(); optimizer.update()
 
+It is Keras 3's ``train_step(data)`` (``data`` = ``x``, ``(x, y)`` or ``(x, y, sample_weight)``,
+y in the structure the user gave), built from the same overridable pieces as in Keras:
+``compute_loss`` (compiled losses + ``model.losses``), the loss tracker (a ``Mean`` named
+``loss``), ``compute_metrics`` (the compiled metrics as one ``compile_metrics`` metric) and
+``get_metrics_result``. ``fit``/``evaluate``/``predict`` only feed batches to
+``train_step``/``test_step``/``predict_step`` and hand their logs to callbacks, so a subclass
+overriding any of them keeps the rest of ``fit`` (callbacks, validation, ``History``).
+
 Everything that does not change between batches (the resolved losses and metrics, the list of
-layers, their constraints and regularizers) is worked out once, so the per-batch Python work is
-the forward pass, one backward and the optimizer's one ``update()`` call.
+layers, their constraints and regularizers, the metric list) is worked out once, so the
+per-batch Python work is the forward pass, one backward and the optimizer's one ``update()``
+call, plus a few dictionary look-ups.
 
 Which weights train is read at every step: a layer frozen after ``compile`` (``layer.trainable =
 False``) stops being updated at the next batch (its parameters' update rules are disabled).
