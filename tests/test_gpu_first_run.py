@@ -6,6 +6,7 @@ when that happens, they run to the end and write every part of the record.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import pathlib
@@ -189,7 +190,14 @@ def test_record_merges_the_two_calls(tmp_path):
                   'TypeError: Exp: bad dtype')}}} for i in range(3)]
     lines.append({'$report_type': 'CollectReport', 'nodeid': 'chainer_tests/a_tests/test_b.py',
                   'outcome': 'failed'})
-    _write(two / 'conformance.jsonl', '\n'.join(json.dumps(r) for r in lines) + '\n')
+    for r in lines:
+        r['keywords'] = {'a_long_keyword_list': 1}
+    raw = tmp_path / 'conformance.jsonl'
+    _write(raw, '\n'.join(json.dumps(r) for r in lines) + '\n')
+    assert report.main(['slim', str(raw), str(two / 'conformance.jsonl.gz')]) == 0
+    with gzip.open(two / 'conformance.jsonl.gz', 'rt') as fh:
+        slim = [json.loads(line) for line in fh]
+    assert len(slim) == len(lines) and not any('keywords' in r for r in slim)
     _write(two / 'gpu-2026-12-01.md', '(the record the second call wrote)')
     target = tmp_path / 'results' / 'gpu-2026-12-01.md'
     assert report.main(['record', str(one), str(two), '--out', str(target)]) == 0

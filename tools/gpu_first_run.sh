@@ -241,8 +241,8 @@ do_conformance() {
       "${args[@]}" $CONF_TARGETS) >>"$OUT/conformance.log" 2>&1
   local rc=$?
   trim "$OUT/conformance.log"
-  [ -f "$SCRATCH/conformance.jsonl" ] && gzip -c "$SCRATCH/conformance.jsonl" \
-    >"$OUT/conformance.jsonl.gz"
+  [ -f "$SCRATCH/conformance.jsonl" ] && timeout 45 "$PY" "$ROOT/tools/gpu_first_run_report.py" \
+    slim "$SCRATCH/conformance.jsonl" "$OUT/conformance.jsonl.gz"
   return $rc
 }
 

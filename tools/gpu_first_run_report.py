@@ -1,12 +1,13 @@
 """Helpers of ``tools/gpu_first_run.sh``: the machine's description, a smoke test, the record.
 
-Three subcommands (run from the repository root):
+Four subcommands (run from the repository root):
 
 * ``env`` prints the machine and software versions as ``key: value`` lines (the record reads
   them back), then ``nvidia-smi`` and ``cupy.show_config()`` verbatim;
 * ``smoke`` runs a few chainlet operations on GPU 0 and compares them with NumPy, printing any
   warning CuPy raises on the way (the test suites turn warnings into errors); exit status 1 when
   something is wrong;
+* ``slim SRC.jsonl DST.jsonl.gz`` keeps of a pytest report-log what the record reads;
 * ``record DIR [DIR ...] [--out PATH] [--date YYYY-MM-DD]`` writes the Markdown record of issue
   18 (``benchmarks/results/gpu-YYYY-MM-DD.md``) from the logs ``gpu_first_run.sh`` left in the
   folders: machine, stage statuses, the ``gpu`` suite's summary lines and failures, the examples,
@@ -325,16 +326,21 @@ def _conformance_table(jsonl: str) -> list[str]:
     return lines
 
 
-def _crash(longrepr) -> str:
-    """The last line of a report's crash message: the cause under Chainer's 'Parameterized
-    test failed' wrapper, or the exception itself."""
+def _crash_text(longrepr) -> str:
+    """A report's crash message (its last 2,000 characters)."""
     if isinstance(longrepr, dict):
         msg = (longrepr.get('reprcrash') or {}).get('message') or ''
     elif isinstance(longrepr, (list, tuple)) and longrepr:
         msg = str(longrepr[-1])
     else:
         msg = str(longrepr or '')
-    rows = [row.strip() for row in msg.splitlines() if row.strip()]
+    return msg[-2000:]
+
+
+def _crash(longrepr) -> str:
+    """The last line of a report's crash message: the cause under Chainer's 'Parameterized
+    test failed' wrapper, or the exception itself."""
+    rows = [row.strip() for row in _crash_text(longrepr).splitlines() if row.strip()]
     return rows[-1] if rows else '?'
 
 
@@ -421,6 +427,25 @@ def cmd_record(args) -> int:
     return 0
 
 
+def cmd_slim(args) -> int:
+    """Copy a pytest report-log, gzipped, keeping what the record reads: each report's type,
+    test, phase, outcome, duration and crash message (the full tracebacks and keyword lists of
+    tens of thousands of Chainer tests would pass the device tool's 16 MiB a file)."""
+    with open(args.src, encoding='utf-8', errors='replace') as src, \
+            gzip.open(args.dst, 'wt', encoding='utf-8') as dst:
+        for line in src:
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            keep = {k: r[k] for k in ('$report_type', 'nodeid', 'when', 'outcome', 'duration')
+                    if k in r}
+            if r.get('outcome') == 'failed':
+                keep['longrepr'] = {'reprcrash': {'message': _crash_text(r.get('longrepr'))}}
+            dst.write(json.dumps(keep) + '\n')
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -432,6 +457,10 @@ def main(argv: list[str] | None = None) -> int:
     rec.add_argument('--date', help="the date in the title (default: that of a call's record "
                      'in the folders, else today)')
     rec.set_defaults(fn=cmd_record)
+    slim = sub.add_parser('slim')
+    slim.add_argument('src', help='a pytest report-log (.jsonl)')
+    slim.add_argument('dst', help='the gzipped copy to write')
+    slim.set_defaults(fn=cmd_slim)
     args = ap.parse_args(argv)
     return args.fn(args)
 
