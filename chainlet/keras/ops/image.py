@@ -315,8 +315,8 @@ def affine_transform(images: Any, transform: Any, interpolation: str = 'bilinear
         x = F.transpose(x, (0, 2, 3, 1))
     xp = x.xp
     t = transform.array.astype('float64')
-    t = t.reshape(1, 8) if t.ndim == 1 else t
-    if t.shape[-1] != 8 or t.shape[0] not in (1, x.shape[0]):
+    t = t[None] if t.ndim == 1 else t
+    if t.ndim != 2 or t.shape[-1] != 8 or t.shape[0] not in (1, x.shape[0]):
         raise ValueError(f'{where}: transform must have shape (8,) or (batch, 8), got '
                          f'{tuple(transform.shape)}')
     t = xp.broadcast_to(t, (x.shape[0], 8))
