@@ -148,7 +148,7 @@ do_smoke() {
 
 do_suite() {
   # -v: one line per test, so that a run stopped by its time limit still tells what it did
-  local args=(-m gpu -v -p no:randomly -p no:benchmark -rfEs)
+  local args=(-m gpu -v -p no:randomly -p no:benchmark -rfEs --tb=short)
   have xdist && [ "$WORKERS" -gt 1 ] && args+=(-n "$WORKERS")
   have pytest_timeout && args+=(--timeout 120)
   echo "COMMAND: python -m pytest ${args[*]} $SUITE" >"$OUT/gpu-suite.log"
@@ -225,7 +225,7 @@ do_conformance() {
   fi
   local args=(-c "$conf/pytest.ini" --rootdir "$conf/tests" -p chainer_shim
               -p no:cacheprovider -p no:randomly -p no:benchmark -q --continue-on-collection-errors
-              -m "${MARKS:-gpu and not cudnn}" -rfE)
+              -m "${MARKS:-gpu and not cudnn}" -rfE --tb=short)
   local pp="$conf:$PYTHONPATH"
   [ -d "$SITE" ] && pp="$SITE:$pp"
   # (not on the emulator: it is installed in this process only, and xdist's workers are new ones)
