@@ -1075,6 +1075,164 @@ class R2Score(Metric):
                 'num_regressors': self.num_regressors}
 
 
+class IoU(Metric):
+    """Intersection over union of the classes ``target_class_ids``, from a confusion matrix
+    accumulated over batches (Keras's ``IoU``): per class ``TP / (TP + FP + FN)``, averaged over
+    the target classes that occurred (in targets or predictions).
+
+    Args:
+        num_classes: Number of classes.
+        target_class_ids: The classes to average over.
+        ignore_class: A target class id whose samples are left out (e.g. a void label).
+        sparse_y_true, sparse_y_pred: ``False`` when that argument holds scores or one-hot
+            vectors along ``axis`` (the arg-max is taken).
+        axis: The class axis of non-sparse inputs.
+
+    Example:
+        >>> from chainlet.keras import metrics
+        >>> m = metrics.IoU(num_classes=2, target_class_ids=[0])
+        >>> m.update_state([0, 0, 1, 1], [0, 1, 0, 1]); round(m.result(), 4)
+        0.3333
+    """
+
+    def __init__(self, num_classes: int, target_class_ids: Any, name: Optional[str] = None,
+                 dtype: Any = None, ignore_class: Optional[int] = None,
+                 sparse_y_true: bool = True, sparse_y_pred: bool = True,
+                 axis: int = -1) -> None:
+        super().__init__(name=name, dtype=dtype)
+        owner = type(self).__name__
+        if isinstance(num_classes, bool) or int(num_classes) < 1:
+            raise ValueError(f'{owner}: argument num_classes: expected an int >= 1, got '
+                             f'{num_classes!r}')
+        self.num_classes = int(num_classes)
+        ids = [int(i) for i in target_class_ids]
+        bad = [i for i in ids if not 0 <= i < self.num_classes]
+        if bad or not ids:
+            raise ValueError(f'{owner}: argument target_class_ids: expected ids in [0, '
+                             f'{self.num_classes}), got {list(target_class_ids)!r}')
+        self.target_class_ids = ids
+        self.ignore_class = ignore_class
+        self.sparse_y_true = sparse_y_true
+        self.sparse_y_pred = sparse_y_pred
+        self.axis = axis
+        self.reset_state()
+
+    def _labels(self, y_true: Any, y_pred: Any) -> tuple:
+        t, y = _host(y_true), _host(y_pred)
+        if not self.sparse_y_true:
+            t = t.argmax(axis=self.axis)
+        if not self.sparse_y_pred:
+            y = y.argmax(axis=self.axis)
+        return t, y
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        t, y = self._labels(y_true, y_pred)
+        if t.size != y.size:
+            raise ValueError(f'{type(self).__name__}: y_true and y_pred hold {t.size} and '
+                             f'{y.size} labels')
+        if sample_weight is None:
+            w = numpy.ones(t.size)
+        else:
+            w = _host(sample_weight)
+            if w.size != t.size:  # per-sample weights of per-pixel labels
+                w = numpy.broadcast_to(w.reshape(w.shape + (1,) * (t.ndim - w.ndim)), t.shape)
+            w = w.reshape(-1)
+        t = t.reshape(-1).astype(numpy.int64)
+        y = y.reshape(-1).astype(numpy.int64)
+        keep = numpy.ones(t.shape, bool) if self.ignore_class is None else \
+            t != self.ignore_class
+        t, y, w = t[keep], y[keep], w[keep]
+        n = self.num_classes
+        for name, labels in (('y_true', t), ('y_pred', y)):
+            if labels.size and (labels.min() < 0 or labels.max() >= n):
+                raise ValueError(f'{type(self).__name__}: {name} holds class ids outside '
+                                 f'[0, {n}): [{labels.min()}, {labels.max()}]')
+        self.total_cm += numpy.bincount(t * n + y, weights=w, minlength=n * n).reshape(n, n)
+
+    def result(self) -> float:
+        cm = self.total_cm
+        tp = numpy.diag(cm)
+        denominator = cm.sum(axis=0) + cm.sum(axis=1) - tp
+        ids = self.target_class_ids
+        tp, denominator = tp[ids], denominator[ids]
+        valid = float(numpy.sum(denominator > 1e-9))
+        iou = tp / (denominator + _EPSILON)
+        return float(iou.sum() / (valid + _EPSILON))
+
+    def reset_state(self) -> None:
+        self.total_cm = numpy.zeros((self.num_classes, self.num_classes))
+
+    def get_config(self) -> dict:
+        return {'name': self.name, 'num_classes': self.num_classes,
+                'target_class_ids': list(self.target_class_ids),
+                'ignore_class': self.ignore_class, 'sparse_y_true': self.sparse_y_true,
+                'sparse_y_pred': self.sparse_y_pred, 'axis': self.axis}
+
+
+class MeanIoU(IoU):
+    """Mean :class:`IoU` over all ``num_classes`` classes."""
+
+    def __init__(self, num_classes: int, name: Optional[str] = None, dtype: Any = None,
+                 ignore_class: Optional[int] = None, sparse_y_true: bool = True,
+                 sparse_y_pred: bool = True, axis: int = -1) -> None:
+        super().__init__(num_classes, list(range(int(num_classes))), name=name, dtype=dtype,
+                         ignore_class=ignore_class, sparse_y_true=sparse_y_true,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config['target_class_ids']
+        return config
+
+
+class BinaryIoU(IoU):
+    """:class:`IoU` of binary targets against predictions thresholded at ``threshold``
+    (a prediction above it is class 1)."""
+
+    def __init__(self, target_class_ids: Any = (0, 1), threshold: float = 0.5,
+                 name: Optional[str] = None, dtype: Any = None) -> None:
+        super().__init__(2, target_class_ids, name=name, dtype=dtype)
+        self.threshold = float(threshold)
+
+    def _labels(self, y_true: Any, y_pred: Any) -> tuple:
+        return _host(y_true) > 0.5, _host(y_pred) > self.threshold
+
+    def get_config(self) -> dict:
+        return {'name': self.name, 'target_class_ids': list(self.target_class_ids),
+                'threshold': self.threshold}
+
+
+class OneHotIoU(IoU):
+    """:class:`IoU` of one-hot targets and class scores (arg-max over ``axis``)."""
+
+    def __init__(self, num_classes: int, target_class_ids: Any, name: Optional[str] = None,
+                 dtype: Any = None, ignore_class: Optional[int] = None,
+                 sparse_y_pred: bool = False, axis: int = -1) -> None:
+        super().__init__(num_classes, target_class_ids, name=name, dtype=dtype,
+                         ignore_class=ignore_class, sparse_y_true=False,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config['sparse_y_true']
+        return config
+
+
+class OneHotMeanIoU(MeanIoU):
+    """:class:`MeanIoU` of one-hot targets and class scores (arg-max over ``axis``)."""
+
+    def __init__(self, num_classes: int, name: Optional[str] = None, dtype: Any = None,
+                 ignore_class: Optional[int] = None, sparse_y_pred: bool = False,
+                 axis: int = -1) -> None:
+        super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class,
+                         sparse_y_true=False, sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config['sparse_y_true']
+        return config
+
+
 _FUNCTIONS: dict = {
     'accuracy': accuracy, 'binary_accuracy': binary_accuracy,
     'categorical_accuracy': categorical_accuracy,
@@ -1101,7 +1259,7 @@ _CLASSES: dict = {c.__name__: c for c in (
     RootMeanSquaredError, CosineSimilarity, LogCoshError, BinaryCrossentropy,
     CategoricalCrossentropy, SparseCategoricalCrossentropy, KLDivergence, Hinge, SquaredHinge,
     Poisson, TruePositives, FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall,
-    AUC, FBetaScore, F1Score, R2Score)}
+    AUC, FBetaScore, F1Score, R2Score, IoU, MeanIoU, BinaryIoU, OneHotIoU, OneHotMeanIoU)}
 # Keras also knows the classes by their snake-case names ('precision', 'auc', ...).
 _SNAKE_CLASSES: dict = {}
 _BY_FUNCTION = {accuracy: Accuracy, binary_accuracy: BinaryAccuracy,
@@ -1222,4 +1380,4 @@ __all__ = ['Metric', 'Mean', 'Sum', 'MeanMetricWrapper', 'Accuracy', 'BinaryAccu
            'cosine_similarity', 'log_cosh_error', 'binary_crossentropy',
            'categorical_crossentropy', 'sparse_categorical_crossentropy', 'kl_divergence',
            'hinge', 'squared_hinge', 'poisson', 'mape', 'msle', 'FBetaScore', 'F1Score',
-           'R2Score']
+           'R2Score', 'IoU', 'MeanIoU', 'BinaryIoU', 'OneHotIoU', 'OneHotMeanIoU']

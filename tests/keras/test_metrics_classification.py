@@ -363,3 +363,53 @@ def test_new_metrics_survive_save_and_load(tmp_path):
     for k in a:
         np.testing.assert_allclose(a[k], b[k], rtol=1e-6)
     assert isinstance(a['f1_score'], np.ndarray) and a['f1_score'].shape == (1,)
+
+
+def _iou_reference(t, p, n, ids, w=None):
+    w = np.ones(t.size) if w is None else w
+    cm = np.zeros((n, n))
+    for a, b, c in zip(t.ravel(), p.ravel(), w.ravel()):
+        cm[a, b] += c
+    tp = np.diag(cm)
+    den = cm.sum(0) + cm.sum(1) - tp
+    vals = [tp[i] / den[i] for i in ids if den[i] > 0]
+    return float(np.mean(vals)) if vals else 0.0
+
+
+def test_iou_family_against_reference():
+    rng = np.random.default_rng(10)
+    t = rng.integers(0, 3, (4, 5, 5))
+    scores = rng.random((4, 5, 5, 3))
+    p = scores.argmax(-1)
+    w = rng.random(4)
+    m = M.IoU(num_classes=3, target_class_ids=[0, 2])
+    m.update_state(t, p, sample_weight=w)
+    wp = np.broadcast_to(w[:, None, None], t.shape).ravel()
+    assert m.result() == pytest.approx(_iou_reference(t, p, 3, [0, 2], wp), rel=1e-5)
+    mean = M.MeanIoU(num_classes=3)
+    mean.update_state(t[:2], p[:2])
+    mean.update_state(t[2:], p[2:])
+    assert mean.result() == pytest.approx(_iou_reference(t, p, 3, [0, 1, 2]), rel=1e-5)
+    onehot = M.OneHotMeanIoU(num_classes=3)
+    onehot.update_state(np.eye(3)[t], scores)
+    assert onehot.result() == pytest.approx(mean.result(), rel=1e-6)
+    one = M.OneHotIoU(num_classes=3, target_class_ids=[1])
+    one.update_state(np.eye(3)[t], scores)
+    assert one.result() == pytest.approx(_iou_reference(t, p, 3, [1]), rel=1e-5)
+    ignore = M.MeanIoU(num_classes=3, ignore_class=0)
+    ignore.update_state(t, p)
+    keep = t != 0
+    assert ignore.result() == pytest.approx(_iou_reference(t[keep], p[keep], 3, [0, 1, 2]),
+                                            rel=1e-5)
+    b = M.BinaryIoU(target_class_ids=[1], threshold=0.3)
+    tb, pb = rng.integers(0, 2, 50), rng.random(50)
+    b.update_state(tb, pb)
+    assert b.result() == pytest.approx(_iou_reference(tb, (pb > 0.3).astype(int), 2, [1]),
+                                       rel=1e-5)
+    with pytest.raises(ValueError, match='target_class_ids'):
+        M.IoU(num_classes=2, target_class_ids=[2])
+    with pytest.raises(ValueError, match='outside'):
+        M.MeanIoU(num_classes=2).update_state([0, 3], [0, 1])
+    restored = M.deserialize(M.serialize(M.MeanIoU(num_classes=4, ignore_class=3)))
+    assert isinstance(restored, M.MeanIoU) and restored.target_class_ids == [0, 1, 2, 3]
+    assert restored.ignore_class == 3
