@@ -55,6 +55,7 @@ _config_local = _config.config
 _global_config = _config.global_config
 _weakref = weakref.ref
 _from_output = Variable._from_output
+_linked_output = Variable._linked_output
 _function_hooks = _hooks.functions
 # Creation order of graph-building applications; breaks rank ties in backward.
 _creation_counter = itertools.count()
@@ -262,16 +263,19 @@ class FunctionNode:
         self.rank = rank
         self._order = next(_creation_counter)
         rank += 1
-        ret = []
-        out_refs = []
-        for y in outputs:
-            v = _from_output(y, requires_grad)
-            node = v._node
-            node.creator_node = self
-            node.rank = rank
-            ret.append(v)
-            out_refs.append(_weakref(node))
-        self.outputs = tuple(out_refs)
+        if len(outputs) == 1:  # the common case, without the lists
+            v = _linked_output(outputs[0], requires_grad, self, rank)
+            ret = (v,)
+            self.outputs = (_weakref(v._node),)
+        else:
+            ret = []
+            out_refs = []
+            for y in outputs:
+                v = _linked_output(y, requires_grad, self, rank)
+                ret.append(v)
+                out_refs.append(_weakref(v._node))
+            ret = tuple(ret)
+            self.outputs = tuple(out_refs)
         if self._input_indexes_to_retain is not None:
             for i in self._input_indexes_to_retain:
                 nodes[i].data = in_data[i]
@@ -281,7 +285,7 @@ class FunctionNode:
                 ret[i]._node.data = outputs[i]
                 kept.append(outputs[i])
             self._retained_output_data = tuple(kept)
-        return tuple(ret)
+        return ret
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # A common slip when porting (old-style Functions are called); say what to do instead.

@@ -293,6 +293,28 @@ class Variable:
         var._node = node
         return var
 
+    @classmethod
+    def _linked_output(cls, data: Any, requires_grad: bool, creator: Any,
+                       rank: int) -> 'Variable':
+        """:meth:`_from_output` for an output of ``creator`` (rank one above its inputs)."""
+        var = object.__new__(cls)
+        var._data = data
+        var._grad_var = None
+        node = object.__new__(VariableNode)
+        node._variable = weakref.ref(var)
+        node.creator_node = creator
+        node.rank = rank
+        try:
+            node.shape = data.shape
+            node.dtype = data.dtype
+        except AttributeError:  # a function may output None (as in Chainer)
+            node.shape = node.dtype = None
+        node.data = None
+        node.requires_grad = requires_grad
+        node.name = None
+        var._node = node
+        return var
+
     # -- array and graph properties --
 
     @property
