@@ -102,7 +102,8 @@ class Add(FunctionNode):
         type_check.broadcastable('add', names, in_data)
 
     def forward(self, inputs):
-        self._shapes = tuple([x.shape for x in inputs])
+        self._shapes = tuple([x.shape for x in inputs]) if len(inputs) != 2 \
+            else (inputs[0].shape, inputs[1].shape)
         y = inputs[0] + inputs[1]
         for x in inputs[2:]:
             if x.shape == y.shape or numpy.broadcast_shapes(y.shape, x.shape) == y.shape:
@@ -440,6 +441,8 @@ def add(*xs: Any) -> Variable:
                 tl is tr or (lhs._data if tl is Variable else lhs).dtype is
                 (rhs._data if tr is Variable else rhs).dtype):
             return Add().apply(xs)[0]
+        if tr is float or tr is int:  # a Python number: the common case
+            return AddConstant(rhs).apply((lhs,))[0]
         if _is_scalar(rhs):
             return AddConstant(_scalar(rhs)).apply((lhs,))[0]
         if _is_scalar(lhs):
@@ -481,6 +484,8 @@ def mul(lhs: Any, rhs: Any) -> Variable:
             tl is tr or (lhs._data if tl is Variable else lhs).dtype is
             (rhs._data if tr is Variable else rhs).dtype):
         return Mul().apply((lhs, rhs))[0]
+    if tr is float or tr is int:  # a Python number: the common case
+        return MulConstant(rhs).apply((lhs,))[0]
     if _is_scalar(rhs):
         return MulConstant(_scalar(rhs)).apply((lhs,))[0]
     if _is_scalar(lhs):
