@@ -1075,6 +1075,137 @@ class R2Score(Metric):
                 'num_regressors': self.num_regressors}
 
 
+class _AtConstraint(Metric):
+    """The best value of one rate among thresholds where another rate reaches ``value``
+    (Keras's ``SensitivityAtSpecificity`` family), from counts at ``num_thresholds``
+    thresholds spread as in :class:`AUC`."""
+
+    _arg = 'value'
+
+    def __init__(self, value: float, num_thresholds: int = 200, class_id: Optional[int] = None,
+                 name: Optional[str] = None, dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        owner = type(self).__name__
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or \
+                not 0 <= value <= 1:
+            raise ValueError(f'{owner}: argument {self._arg}: expected a number in [0, 1], got '
+                             f'{value!r}')
+        if isinstance(num_thresholds, bool) or int(num_thresholds) <= 0:
+            raise ValueError(f'{owner}: argument num_thresholds: expected an int > 0, got '
+                             f'{num_thresholds!r}')
+        self.value = float(value)
+        self.num_thresholds = int(num_thresholds)
+        self.class_id = class_id
+        inner = [(i + 1) / (self.num_thresholds - 1) for i in range(self.num_thresholds - 2)]
+        self.thresholds = ([0.0 - _EPSILON] + inner + [1.0 + _EPSILON]) \
+            if self.num_thresholds > 1 else [0.5]
+        self.reset_state()
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        counts = _confusion(y_true, y_pred, self.thresholds, sample_weight,
+                            class_id=self.class_id)
+        self.counts = [c + d for c, d in zip(self.counts, counts)]
+
+    def reset_state(self) -> None:
+        self.counts = [numpy.zeros(len(self.thresholds)) for _ in range(4)]
+
+    def _rates(self) -> tuple:
+        raise TypeError(f'{type(self).__name__} must implement _rates')
+
+    def result(self) -> float:
+        constraint, dependent = self._rates()
+        feasible = constraint >= self.value
+        if not feasible.any():
+            return 0.0
+        return float(numpy.max(numpy.where(feasible, dependent, 0.0)))
+
+    def get_config(self) -> dict:
+        return {'name': self.name, self._arg: self.value, 'num_thresholds': self.num_thresholds,
+                'class_id': self.class_id}
+
+    @classmethod
+    def from_config(cls, config: dict) -> 'Metric':
+        return cls(**config)
+
+
+class SensitivityAtSpecificity(_AtConstraint):
+    """The best sensitivity (recall) at a threshold where the specificity is at least
+    ``specificity``."""
+
+    _arg = 'specificity'
+
+    def __init__(self, specificity: float, num_thresholds: int = 200,
+                 class_id: Optional[int] = None, name: Optional[str] = None,
+                 dtype: Any = None) -> None:
+        super().__init__(specificity, num_thresholds, class_id, name, dtype)
+
+    def _rates(self) -> tuple:
+        tp, fp, tn, fn = self.counts
+        return _divide_no_nan(tn, tn + fp), _divide_no_nan(tp, tp + fn)
+
+
+class SpecificityAtSensitivity(_AtConstraint):
+    """The best specificity at a threshold where the sensitivity is at least
+    ``sensitivity``."""
+
+    _arg = 'sensitivity'
+
+    def __init__(self, sensitivity: float, num_thresholds: int = 200,
+                 class_id: Optional[int] = None, name: Optional[str] = None,
+                 dtype: Any = None) -> None:
+        super().__init__(sensitivity, num_thresholds, class_id, name, dtype)
+
+    def _rates(self) -> tuple:
+        tp, fp, tn, fn = self.counts
+        return _divide_no_nan(tp, tp + fn), _divide_no_nan(tn, tn + fp)
+
+
+class PrecisionAtRecall(_AtConstraint):
+    """The best precision at a threshold where the recall is at least ``recall``."""
+
+    _arg = 'recall'
+
+    def __init__(self, recall: float, num_thresholds: int = 200,
+                 class_id: Optional[int] = None, name: Optional[str] = None,
+                 dtype: Any = None) -> None:
+        super().__init__(recall, num_thresholds, class_id, name, dtype)
+
+    def _rates(self) -> tuple:
+        tp, fp, tn, fn = self.counts
+        return _divide_no_nan(tp, tp + fn), _divide_no_nan(tp, tp + fp)
+
+
+class RecallAtPrecision(_AtConstraint):
+    """The best recall at a threshold where the precision is at least ``precision``."""
+
+    _arg = 'precision'
+
+    def __init__(self, precision: float, num_thresholds: int = 200,
+                 class_id: Optional[int] = None, name: Optional[str] = None,
+                 dtype: Any = None) -> None:
+        super().__init__(precision, num_thresholds, class_id, name, dtype)
+
+    def _rates(self) -> tuple:
+        tp, fp, tn, fn = self.counts
+        return _divide_no_nan(tp, tp + fp), _divide_no_nan(tp, tp + fn)
+
+
+def categorical_hinge(y_true: Any, y_pred: Any) -> Any:
+    """``max(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0)`` over the last axis."""
+    xp, t, y = _arrays(y_true, y_pred)
+    t = t.astype(y.dtype)
+    pos = (t * y).sum(axis=-1)
+    neg = ((1 - t) * y).max(axis=-1)
+    return xp.maximum(neg - pos + 1.0, 0.0)
+
+
+class CategoricalHinge(MeanMetricWrapper):
+    """Mean categorical hinge loss of one-hot targets."""
+
+    def __init__(self, name: str = 'categorical_hinge', dtype: Any = None) -> None:
+        super().__init__(categorical_hinge, name=name)
+
+
 class IoU(Metric):
     """Intersection over union of the classes ``target_class_ids``, from a confusion matrix
     accumulated over batches (Keras's ``IoU``): per class ``TP / (TP + FP + FN)``, averaged over
@@ -1250,7 +1381,7 @@ _FUNCTIONS: dict = {
     'categorical_crossentropy': categorical_crossentropy,
     'sparse_categorical_crossentropy': sparse_categorical_crossentropy,
     'kl_divergence': kl_divergence, 'kld': kl_divergence, 'hinge': hinge,
-    'squared_hinge': squared_hinge, 'poisson': poisson,
+    'squared_hinge': squared_hinge, 'poisson': poisson, 'categorical_hinge': categorical_hinge,
 }
 _CLASSES: dict = {c.__name__: c for c in (
     Mean, Sum, Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
@@ -1259,7 +1390,9 @@ _CLASSES: dict = {c.__name__: c for c in (
     RootMeanSquaredError, CosineSimilarity, LogCoshError, BinaryCrossentropy,
     CategoricalCrossentropy, SparseCategoricalCrossentropy, KLDivergence, Hinge, SquaredHinge,
     Poisson, TruePositives, FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall,
-    AUC, FBetaScore, F1Score, R2Score, IoU, MeanIoU, BinaryIoU, OneHotIoU, OneHotMeanIoU)}
+    AUC, FBetaScore, F1Score, R2Score, IoU, MeanIoU, BinaryIoU, OneHotIoU, OneHotMeanIoU,
+    SensitivityAtSpecificity, SpecificityAtSensitivity, PrecisionAtRecall, RecallAtPrecision,
+    CategoricalHinge)}
 # Keras also knows the classes by their snake-case names ('precision', 'auc', ...).
 _SNAKE_CLASSES: dict = {}
 _BY_FUNCTION = {accuracy: Accuracy, binary_accuracy: BinaryAccuracy,
@@ -1275,7 +1408,7 @@ _BY_FUNCTION = {accuracy: Accuracy, binary_accuracy: BinaryAccuracy,
                 categorical_crossentropy: CategoricalCrossentropy,
                 sparse_categorical_crossentropy: SparseCategoricalCrossentropy,
                 kl_divergence: KLDivergence, hinge: Hinge, squared_hinge: SquaredHinge,
-                poisson: Poisson}
+                poisson: Poisson, categorical_hinge: CategoricalHinge}
 
 
 def resolve_accuracy(loss: Any, y_true_shape: tuple, y_pred_shape: tuple) -> Callable:
@@ -1380,4 +1513,6 @@ __all__ = ['Metric', 'Mean', 'Sum', 'MeanMetricWrapper', 'Accuracy', 'BinaryAccu
            'cosine_similarity', 'log_cosh_error', 'binary_crossentropy',
            'categorical_crossentropy', 'sparse_categorical_crossentropy', 'kl_divergence',
            'hinge', 'squared_hinge', 'poisson', 'mape', 'msle', 'FBetaScore', 'F1Score',
-           'R2Score', 'IoU', 'MeanIoU', 'BinaryIoU', 'OneHotIoU', 'OneHotMeanIoU']
+           'R2Score', 'IoU', 'MeanIoU', 'BinaryIoU', 'OneHotIoU', 'OneHotMeanIoU',
+           'SensitivityAtSpecificity', 'SpecificityAtSensitivity', 'PrecisionAtRecall',
+           'RecallAtPrecision', 'CategoricalHinge', 'categorical_hinge']

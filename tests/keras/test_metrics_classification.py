@@ -413,3 +413,45 @@ def test_iou_family_against_reference():
     restored = M.deserialize(M.serialize(M.MeanIoU(num_classes=4, ignore_class=3)))
     assert isinstance(restored, M.MeanIoU) and restored.target_class_ids == [0, 1, 2, 3]
     assert restored.ignore_class == 3
+
+
+@pytest.mark.parametrize('cls,arg', [(M.SensitivityAtSpecificity, 0.6),
+                                     (M.SpecificityAtSensitivity, 0.7),
+                                     (M.PrecisionAtRecall, 0.5),
+                                     (M.RecallAtPrecision, 0.6)])
+def test_rate_at_constraint_metrics(batches, cls, arg):
+    m = cls(arg, num_thresholds=40)
+    for t, p, _ in batches:
+        m.update_state(t, p)
+    t = np.concatenate([b[0] for b in batches])
+    p = np.concatenate([b[1] for b in batches])
+    thr = [-1e-7] + [(i + 1) / 39 for i in range(38)] + [1 + 1e-7]
+    best = 0.0
+    for th in thr:
+        tp, fp, tn, fn = _counts(t, p, th)
+        rates = {'sens': tp / (tp + fn) if tp + fn else 0.0,
+                 'spec': tn / (tn + fp) if tn + fp else 0.0,
+                 'prec': tp / (tp + fp) if tp + fp else 0.0}
+        constraint, dependent = {
+            M.SensitivityAtSpecificity: ('spec', 'sens'),
+            M.SpecificityAtSensitivity: ('sens', 'spec'),
+            M.PrecisionAtRecall: ('sens', 'prec'),
+            M.RecallAtPrecision: ('prec', 'sens')}[cls]
+        if rates[constraint] >= arg:
+            best = max(best, rates[dependent])
+    assert m.result() == pytest.approx(best, rel=1e-6)
+    assert 0 < best <= 1
+    restored = M.deserialize(M.serialize(m))
+    assert type(restored) is cls and restored.value == arg
+    with pytest.raises(ValueError, match=cls._arg):
+        cls(1.5)
+
+
+def test_categorical_hinge():
+    t = np.array([[0, 1, 0], [1, 0, 0]], np.float32)
+    p = np.array([[0.2, 0.6, 0.9], [0.1, 0.5, 0.3]], np.float32)
+    m = M.CategoricalHinge()
+    m.update_state(t, p)
+    ref = np.maximum((1 - t) * p, 0).max(-1) - (t * p).sum(-1) + 1
+    assert m.result() == pytest.approx(np.mean(np.maximum(ref, 0)), rel=1e-6)
+    assert isinstance(M.get('categorical_hinge'), M.CategoricalHinge)
