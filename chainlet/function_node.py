@@ -211,6 +211,8 @@ class FunctionNode:
         # (``y.creator`` is there to inspect); backward skips what requires no gradient.
         if not local.get('enable_backprop', _global_config.enable_backprop):
             self._input_indexes_to_retain = self._output_indexes_to_retain = None
+            if len(outputs) == 1:
+                return _from_output(outputs[0], requires_grad),
             return tuple([_from_output(y, requires_grad) for y in outputs])
         return self._link(inputs, in_data, outputs, requires_grad)
 
