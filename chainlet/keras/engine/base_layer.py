@@ -196,6 +196,33 @@ class Layer(Chain):
             stack.extend(c for _, c in layer._child_items())
         return out
 
+    def _weights_with_flags(self) -> list:
+        """``(parameter, trainable)`` pairs in Keras 3's weight order: a layer's own weights in
+        creation order (and the parameters of plain links it wraps), then each sublayer's,
+        depth first. Freezing a layer changes the flags, never the order, so that
+        ``get_weights``/``set_weights`` lists stay aligned across ``trainable`` changes."""
+        out, seen_params, seen_layers = [], set(), set()
+        stack = [self]
+        while stack:
+            layer = stack.pop()
+            if id(layer) in seen_layers:
+                continue
+            seen_layers.add(id(layer))
+            pairs = [(p, layer._trainable and id(p) not in layer._non_trainable_ids)
+                     for p in layer._weights]
+            children = []
+            for _, child in layer._child_items():
+                if isinstance(child, Layer):
+                    children.append(child)
+                else:  # a plain chainlet link wrapped in a layer
+                    pairs.extend((p, layer._trainable) for p in child.params())
+            for p, flag in pairs:
+                if id(p) not in seen_params:
+                    seen_params.add(id(p))
+                    out.append((p, flag))
+            stack.extend(reversed(children))
+        return out
+
     def _own_weights(self, trainable: Optional[bool]) -> list:
         out = []
         for p in self._weights:
@@ -205,20 +232,8 @@ class Layer(Chain):
         return out
 
     def _collect_weights(self, trainable: Optional[bool]) -> list:
-        out, seen = [], set()
-        for layer in self._flatten_layers():
-            for p in layer._own_weights(trainable):
-                if id(p) not in seen:
-                    seen.add(id(p))
-                    out.append(p)
-            for _, link in layer._child_items():  # plain chainlet links wrapped in a layer
-                if not isinstance(link, Layer):
-                    for p in link.params():
-                        if id(p) not in seen and (trainable is None or
-                                                  trainable == layer._trainable):
-                            seen.add(id(p))
-                            out.append(p)
-        return out
+        return [p for p, flag in self._weights_with_flags()
+                if trainable is None or flag == trainable]
 
     @property
     def trainable_weights(self) -> list:
@@ -232,8 +247,9 @@ class Layer(Chain):
 
     @property
     def weights(self) -> list:
-        """All weights: trainable ones first, then the others (Keras's order)."""
-        return self.trainable_weights + self.non_trainable_weights
+        """All weights in Keras 3's order: each layer's own in creation order, then its
+        sublayers' depth first; the order does not depend on which are trainable."""
+        return self._collect_weights(None)
 
     trainable_variables = trainable_weights
     non_trainable_variables = non_trainable_weights

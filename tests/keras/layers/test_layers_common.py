@@ -152,3 +152,20 @@ def test_layers_compose_in_a_trainable_cnn():
         opt.update()
         losses.append(float(loss.array))
     assert losses[-1] < losses[0]
+
+
+def test_weights_order_is_depth_first_and_independent_of_freezing():
+    # Keras 3: a layer's own weights in creation order, then its sublayers' depth first;
+    # freezing changes trainable_weights but never the order of weights/get_weights.
+    inner = keras.Sequential([layers.Dense(2, name='b'), layers.Dense(3, name='c')], name='inner')
+    model = keras.Sequential([keras.Input(shape=(3,)), layers.Dense(3, name='a'), inner,
+                              layers.Dense(4, name='d')])
+    expected = [(3, 3), (3,), (3, 2), (2,), (2, 3), (3,), (3, 4), (4,)]
+    assert [tuple(w.shape) for w in model.weights] == expected
+    saved = model.get_weights()
+    model.layers[0].trainable = False
+    assert [tuple(w.shape) for w in model.weights] == expected
+    assert [tuple(w.shape) for w in model.trainable_weights] == expected[2:]
+    model.set_weights(saved)
+    for w, a in zip(model.weights, saved):
+        np.testing.assert_array_equal(w.numpy() if hasattr(w, 'numpy') else w.array, a)
