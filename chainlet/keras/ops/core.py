@@ -91,7 +91,7 @@ def convert_to_tensor(x: Any, dtype: Any = None, sparse: Any = None,
 
 
 def convert_to_numpy(x: Any) -> numpy.ndarray:
-    """``x`` as a NumPy array (copied from the GPU when needed)."""
+    """``x`` as a NumPy array: a copy, never a view of a weight or tensor."""
     if isinstance(x, KerasTensor):
         raise TypeError('keras.ops.convert_to_numpy: a KerasTensor is symbolic and has no '
                         'value; call the model on data instead')
@@ -99,7 +99,10 @@ def convert_to_numpy(x: Any) -> numpy.ndarray:
     if isinstance(x, (list, tuple)):
         return numpy.asarray([convert_to_numpy(v) for v in x])
     if chainlet.backend.is_array(x):
-        return numpy.asarray(chainlet.backend.to_cpu(x))
+        # A copy, as Keras's NumPy, JAX and TensorFlow backends give: the optimizer updates
+        # weights in place, and a snapshot taken before fit() must not change with them.
+        y = chainlet.backend.to_cpu(x)
+        return y.copy() if y is x else numpy.asarray(y)
     return numpy.asarray(x)
 
 

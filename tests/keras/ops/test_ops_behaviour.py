@@ -622,3 +622,13 @@ def test_integer_only_ops_reject_floats():
 def test_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_convert_to_numpy_is_a_snapshot_of_a_weight():
+    # Keras's NumPy/JAX/TensorFlow backends copy: a value read before training keeps its value.
+    layer = keras.layers.Dense(2)
+    layer.build((None, 3))
+    snapshot = keras.ops.convert_to_numpy(layer.kernel)
+    before = snapshot.copy()
+    layer.kernel.array[...] += 1
+    np.testing.assert_array_equal(snapshot, before)
