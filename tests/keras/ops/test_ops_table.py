@@ -14,6 +14,8 @@ from chainlet import keras
 from chainlet.keras import ops
 
 R = np.random.RandomState(0)
+# numpy.trapezoid is NumPy 2's name; NumPy 1.24 (the oldest supported) has only trapz.
+_np_trapezoid = getattr(np, 'trapezoid', None) or getattr(np, 'trapz')
 
 
 def sym(*shape, dtype='float32'):
@@ -416,9 +418,9 @@ CASES = [
     ('correlate_same', 'correlate', (sym(6), sym(4)), {'mode': 'same'}, np.correlate),
     ('correlate_full', 'correlate', (sym(3), sym(5)), {'mode': 'full'}, np.correlate),
     ('corrcoef', 'corrcoef', (A,), {}, np.corrcoef),
-    ('trapezoid', 'trapezoid', (A,), {'dx': 0.5}, lambda y, dx: np.trapezoid(y, dx=dx)),
+    ('trapezoid', 'trapezoid', (A,), {'dx': 0.5}, lambda y, dx: _np_trapezoid(y, dx=dx)),
     ('trapezoid_x', 'trapezoid', (A, np.array([0.0, 0.5, 2.0, 2.5], 'f')), {},
-     lambda y, x: np.trapezoid(y, x)),
+     lambda y, x: _np_trapezoid(y, x)),
     ('searchsorted', 'searchsorted', (np.array([0.0, 1.0, 2.0], 'f'), V), {'side': 'right'},
      np.searchsorted),
     ('unravel_index', 'unravel_index', (np.array([0, 5, 11], 'int32'), (3, 4)), {},
