@@ -28,5 +28,6 @@ from chainlet.keras import backend, callbacks, losses, metrics, models  # noqa: 
 from chainlet.keras import optimizers, utils  # noqa: F401,E402
 from chainlet.keras import ops, random  # noqa: F401,E402
 from chainlet.keras import saving  # noqa: F401,E402
+from chainlet.keras import tree  # noqa: F401,E402
 from chainlet.keras import datasets  # noqa: F401,E402
 from chainlet.keras import applications  # noqa: F401,E402
