@@ -141,7 +141,8 @@ def test_multiple_inputs_and_outputs():
         inputs=[title_input, body_input, tags_input],
         outputs={"priority": priority_pred, "department": department_pred},
     )
-    keras.utils.plot_model(model, "multi_input_and_output_model.dot", show_shapes=True)  # changed: .dot
+    keras.utils.plot_model(model, "multi_input_and_output_model.dot",  # changed: .dot
+                           show_shapes=True)
 
     model.compile(
         optimizer=keras.optimizers.RMSprop(1e-3),
