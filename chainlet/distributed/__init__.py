@@ -38,11 +38,12 @@ from chainlet.distributed.optimizers import create_multi_node_optimizer  # noqa:
 _LAZY = {
     'AllreducePersistent': 'chainlet.distributed.extensions',
     'create_multi_node_evaluator': 'chainlet.distributed.extensions',
-    'mean_over_processes': 'chainlet.distributed.extensions',
+    'mean_over_processes': 'chainlet.distributed.reductions',
     'MultiNodeBatchNormalization': 'chainlet.distributed.batch_normalization',
     'multi_node_batch_normalization': 'chainlet.distributed.batch_normalization',
     'PureNcclCommunicator': 'chainlet.distributed.pure_nccl',
     'prepare_fit': 'chainlet.distributed.keras_support',
+    'KerasDataParallel': 'chainlet.distributed.keras_support',
     'keras_support': 'chainlet.distributed.keras_support',
 }
 
@@ -56,7 +57,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    'AllreducePersistent', 'CommunicatorBase', 'FlatCommunicator', 'MpiCommunicatorBase',
+    'AllreducePersistent', 'CommunicatorBase', 'FlatCommunicator', 'KerasDataParallel',
+    'MpiCommunicatorBase',
     'MultiNodeBatchNormalization', 'NaiveCommunicator', 'PureNcclCommunicator',
     'create_communicator', 'create_multi_node_evaluator', 'create_multi_node_optimizer',
     'global_except_hook', 'mean_over_processes', 'multi_node_batch_normalization',

@@ -6,41 +6,9 @@ from __future__ import annotations
 import types
 from typing import Any
 
-import numpy
-
 from chainlet import backend
+from chainlet.distributed.reductions import mean_over_processes  # noqa: F401
 from chainlet.training import extension
-
-
-def _to_host(value: Any) -> Any:
-    if backend.is_array(value):
-        return backend.to_cpu(value)
-    if hasattr(value, 'array') and hasattr(value, 'node'):  # a Variable
-        return backend.to_cpu(value.array)
-    return value
-
-
-def mean_over_processes(values: dict, comm: Any) -> dict:
-    """Average a dict of scalars over all processes (collective, one ``allgather``).
-
-    A key that only some processes report is averaged over those processes.
-
-    Args:
-        values: Name to number (floats, 0-d arrays, Variables).
-        comm: A communicator from :func:`create_communicator`.
-
-    Returns:
-        A dict of floats (arrays keep their shape), the same on every process.
-    """
-    local = {k: _to_host(v) for k, v in values.items()}
-    gathered = comm.allgather_obj(local)
-    keys = sorted({k for d in gathered for k in d})
-    result = {}
-    for k in keys:
-        present = [d[k] for d in gathered if k in d]
-        mean = sum(present[1:], present[0]) / len(present)
-        result[k] = float(mean) if numpy.ndim(mean) == 0 else numpy.asarray(mean)
-    return result
 
 
 def create_multi_node_evaluator(actual_evaluator: Any, communicator: Any) -> Any:

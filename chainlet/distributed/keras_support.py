@@ -1,10 +1,12 @@
 """Data-parallel ``fit`` for the Keras-like facade: ``model.fit(x, y, communicator=comm)``.
 
-The training loop of ``chainlet.keras`` calls :func:`prepare_fit` once; the returned
-:class:`DistributedFit` gives each process its shard of the data and the two hooks the loop
-runs: :meth:`DistributedFit.mean_grad` between backward and the optimizer update, and
-:meth:`DistributedFit.average_logs` before the logs reach callbacks. Progress is printed on
-rank 0 only (:meth:`DistributedFit.verbose`).
+``fit`` turns the communicator into a :class:`KerasDataParallel` strategy and talks to it
+through four calls: :meth:`~KerasDataParallel.distribute_data` once (this process's shard of
+the data, the model synchronized; it runs :func:`prepare_fit`),
+:meth:`~KerasDataParallel.after_backward` between backward and the optimizer update (averages
+the gradients), :meth:`~KerasDataParallel.reduce_logs` before the epoch logs reach callbacks,
+and :meth:`~KerasDataParallel.verbose` (progress on rank 0 only). This module, not the facade,
+knows about communicators, and it does not import ``chainlet.training``.
 
 Every process is expected to pass the same arrays (each loads the data itself, as Keras
 scripts do); the examples are shuffled once with a seed taken from rank 0 and split into equal
@@ -17,8 +19,8 @@ from typing import Any, Optional
 import numpy
 
 from chainlet.distributed.datasets import shard_bounds
-from chainlet.distributed.extensions import mean_over_processes
 from chainlet.distributed.optimizers import _signature
+from chainlet.distributed.reductions import mean_over_processes
 
 
 def _flatten(data: Any) -> list:
@@ -128,3 +130,58 @@ def prepare_fit(model: Any, comm: Any, x: Any, y: Any = None, sample_weight: Any
     comm.bcast_data(model)
     return DistributedFit(model, comm, _map(x, take), _map(y, take), _map(sample_weight, take),
                           val)
+
+
+class KerasDataParallel:
+    """The data-parallel strategy of ``keras.Model.fit(..., communicator=comm)``.
+
+    Each process trains on its own shard of the (identical) arrays every process passes; the
+    gradients are averaged after every backward, the epoch logs over the processes.
+
+    Args:
+        comm: A communicator from :func:`create_communicator`.
+
+    Example:
+        >>> import chainlet.distributed as cmn
+        >>> class OneProcess:                     # what fit needs of a communicator
+        ...     rank, size = 0, 1
+        ...     def allgather_obj(self, obj): return [obj]
+        ...     def bcast_obj(self, obj): return obj
+        ...     def bcast_data(self, model): pass
+        >>> strategy = cmn.KerasDataParallel(OneProcess())
+        >>> strategy.verbose(2)
+        2
+    """
+
+    def __init__(self, comm: Any) -> None:
+        self.comm = comm
+        self.plan: Optional[DistributedFit] = None
+
+    def distribute_data(self, model: Any, x: Any, y: Any, sample_weight: Any,
+                        validation_data: Any) -> tuple:
+        """This process's ``(x, y, sample_weight, validation_data)`` (collective; see
+        :func:`prepare_fit`). ``validation_data`` other than a tuple of arrays is kept."""
+        val_tuple = validation_data if isinstance(validation_data, tuple) else None
+        plan = prepare_fit(model, self.comm, x, y, sample_weight, val_tuple)
+        self.plan = plan
+        if val_tuple is not None:
+            validation_data = plan.validation_data
+        return plan.x, plan.y, plan.sample_weight, validation_data
+
+    def verbose(self, verbose: Any) -> Any:
+        """``verbose`` on rank 0, ``0`` (silent) elsewhere."""
+        return verbose if self.comm.rank == 0 else 0
+
+    def after_backward(self) -> None:
+        """Average the gradients over the processes (collective)."""
+        if self.plan is None:
+            raise RuntimeError('KerasDataParallel.after_backward: distribute_data was not '
+                               'called; the strategy is run by fit(communicator=...)')
+        self.plan.mean_grad()
+
+    def reduce_logs(self, logs: Optional[dict]) -> dict:
+        """Mean of each numeric log value over the processes (collective)."""
+        if self.plan is None:
+            raise RuntimeError('KerasDataParallel.reduce_logs: distribute_data was not '
+                               'called; the strategy is run by fit(communicator=...)')
+        return self.plan.average_logs(logs)

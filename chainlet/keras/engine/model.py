@@ -2,7 +2,7 @@
 
 A functional model is a graph of layer calls recorded as Nodes; calling the model replays them
 (deepest depth first) and produces ordinary chainlet Variables and FunctionNodes. Training methods
-(``compile``, ``fit``, ...) come from :class:`~chainlet.keras.engine.trainer.Trainer`.
+(``compile``, ``fit``, ...) come from :class:`~chainlet.keras.trainers.Trainer`.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from chainlet.keras.engine import functional
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.engine.input_layer import InputLayer
 from chainlet.keras.engine.keras_tensor import KerasTensor
-from chainlet.keras.engine.trainer import Trainer
+from chainlet.keras.trainers.trainer import Trainer
 from chainlet.keras.engine.tree import flatten, map_structure
 
 
