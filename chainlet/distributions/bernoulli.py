@@ -109,7 +109,9 @@ class Bernoulli(distribution.Distribution):
 
     @property
     def params(self) -> Dict[str, chainlet.Variable]:
-        return {self._given: self._param}
+        # Always the logit, whichever parameter was given (as Chainer): code that rebuilds a
+        # distribution with ``Bernoulli(**d.params)`` or compares params then sees one key.
+        return {'logit': self.logit}
 
     def log_prob(self, x: Any) -> chainlet.Variable:
         return _bernoulli_log_prob(self.logit, x, self.binary_check)

@@ -142,6 +142,23 @@ def test_bernoulli_binary_check():
     testing.assert_allclose(lp, [0.0, 0.0])
 
 
+def test_bernoulli_params_are_the_logit_whichever_was_given():
+    # As Chainer 7.8.1: ``params`` is ``{'logit': ...}`` also when ``p`` was given, so
+    # ``Bernoulli(**d.params)`` rebuilds the same distribution.
+    p = F32([0.25, 0.5, 0.9])
+    from_p = D.Bernoulli(p=p)
+    assert from_p.params.keys() == {'logit'}
+    testing.assert_allclose(from_p.params['logit'].array, numpy.log(p / (1 - p)), rtol=1e-6)
+    logit = chainlet.Variable(F32([0.0, 2.0]))
+    from_logit = D.Bernoulli(logit=logit)
+    assert from_logit.params == {'logit': logit}
+    rebuilt = D.Bernoulli(**from_p.params)
+    testing.assert_allclose(rebuilt.p.array, p, rtol=1e-6)
+    assert from_p.xp is numpy and from_p.batch_shape == (3,)
+    kl = D.kl_divergence(from_p, D.Bernoulli(**from_p.params))
+    testing.assert_allclose(kl.array, numpy.zeros(3), atol=1e-6)
+
+
 def test_one_hot_categorical_log_prob():
     p = numpy.array([[0.2, 0.3, 0.5], [0.0, 0.5, 0.5]], F32)
     d = D.OneHotCategorical(p)

@@ -88,9 +88,22 @@ def test_log_report_content_and_atomic_file(setup_factory):
 def test_log_report_templated_filename_and_no_file(setup_factory):
     s = setup_factory(stop=(2, 'epoch'))
     s.trainer.extend(extensions.LogReport(filename='log_{epoch}.json'))
-    s.trainer.extend(extensions.LogReport(filename=None))
+    s.trainer.extend(extensions.LogReport(log_name=None))
     s.trainer.run()
     assert sorted(os.listdir(s.trainer.out)) == ['log_1.json', 'log_2.json']
+
+
+def test_log_report_filename_none_follows_log_name(setup_factory):
+    # Chainer 7.8.1's resolution: ``filename=None`` falls back to ``log_name`` ('log' by
+    # default), so only ``log_name=None`` leaves the log in memory.
+    s = setup_factory(stop=(1, 'epoch'))
+    s.trainer.extend(extensions.LogReport(filename=None), name='default')
+    s.trainer.extend(extensions.LogReport(log_name='old_{epoch}'), name='old_name')
+    s.trainer.extend(extensions.LogReport(filename='new', log_name='ignored'), name='both')
+    s.trainer.run()
+    assert sorted(os.listdir(s.trainer.out)) == ['log', 'new', 'old_1']
+    with pytest.raises(TypeError, match='unexpected'):
+        extensions.LogReport(logname='x')
 
 
 def test_print_report_table(setup_factory):
@@ -114,7 +127,7 @@ def test_print_report_table(setup_factory):
 def test_print_report_with_own_log_report(setup_factory):
     s = setup_factory(stop=(2, 'epoch'))
     out = io.StringIO()
-    log = extensions.LogReport(filename=None)
+    log = extensions.LogReport(log_name=None)
     s.trainer.extend(extensions.PrintReport(['epoch'], log_report=log, out=out))
     s.trainer.run()
     assert out.getvalue().split() == ['epoch', '1', '2']
@@ -228,7 +241,7 @@ def test_shift_sets_initial_value_and_resumes(setup_factory):
 
 def test_observe_lr_and_observe_value(setup_factory):
     s = setup_factory(stop=(2, 'epoch'), optimizer='sgd')
-    log = extensions.LogReport(filename=None)
+    log = extensions.LogReport(log_name=None)
     s.trainer.extend(extensions.observe_lr(), trigger=(1, 'iteration'))
     s.trainer.extend(extensions.observe_value('it', lambda tr: tr.updater.iteration))
     s.trainer.extend(log)
@@ -268,7 +281,7 @@ def test_micro_average(setup_factory):
         trainer.observation.update(correct=correct, total=total)
     s.trainer.extend(report_counts, name='counts', priority=400)
     s.trainer.extend(extensions.MicroAverage('correct', 'total', 'micro'))
-    log = extensions.LogReport(filename=None)
+    log = extensions.LogReport(log_name=None)
     s.trainer.extend(log)
     s.trainer.run()
     assert [e['micro'] for e in log.log] == [pytest.approx(14 / 32)] * 2
@@ -330,7 +343,7 @@ def test_progress_bar_with_print_report_in_a_terminal():
     updater = training.updaters.StandardUpdater(iterators.SerialIterator(train, 32), optimizer)
     trainer = training.Trainer(updater, (3, 'epoch'))  # 9 iterations; epoch 3.2 at the end
     term = Terminal()
-    trainer.extend(extensions.LogReport(filename=None))
+    trainer.extend(extensions.LogReport(log_name=None))
     trainer.extend(extensions.PrintReport(['epoch', 'main/loss'], out=term))
     trainer.extend(extensions.ProgressBar(update_interval=4, out=term))
     trainer.run()

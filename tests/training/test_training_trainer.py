@@ -153,7 +153,7 @@ def test_stop_trigger_none_ends_by_exhausted_iterator(setup_factory, data_factor
 
 def test_losses_decrease_with_trainer(setup_factory):
     s = setup_factory(stop=(20, 'epoch'))
-    log = extensions.LogReport(filename=None)
+    log = extensions.LogReport(log_name=None)
     s.trainer.extend(log)
     s.trainer.run()
     losses = [entry['main/loss'] for entry in log.log]

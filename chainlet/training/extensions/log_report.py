@@ -5,6 +5,7 @@ Example:
     >>> log = extensions.LogReport(keys=['main/loss'], trigger=(1, 'epoch'))
     >>> log.log
     []
+    >>> in_memory = extensions.LogReport(log_name=None)  # writes no file
 """
 from __future__ import annotations
 
@@ -39,8 +40,11 @@ class LogReport(extension.Extension):
         trigger: The interval (default ``(1, 'epoch')``).
         postprocess: Called as ``postprocess(entry)`` on each entry before it is stored; it
             may add or change values.
-        filename: Name of the log file in the output folder; ``None`` writes no file. It may
-            contain ``{iteration}``-style fields filled from the entry.
+        filename: Name of the log file in the output folder. It may contain
+            ``{iteration}``-style fields filled from the entry. ``None`` (the default) means
+            the older keyword ``log_name``, whose default is ``'log'``; so, as in Chainer 7.8.1,
+            ``filename=None`` alone still writes ``log``, and ``log_name=None`` (with no
+            ``filename``) writes no file and keeps the log in memory only.
         write_trigger: When to write the file (default ``(1, 'iteration')``: whenever an
             entry was added). The file is written only when it fires and entries were added
             since the last write, so a coarse write trigger saves disk traffic on long logs.
@@ -48,12 +52,15 @@ class LogReport(extension.Extension):
 
     def __init__(self, keys: Optional[Sequence[str]] = None, trigger: Any = (1, 'epoch'),
                  postprocess: Optional[Callable[[dict], Any]] = None,
-                 filename: Optional[str] = 'log', write_trigger: Any = (1, 'iteration'),
+                 filename: Optional[str] = None, write_trigger: Any = (1, 'iteration'),
                  **kwargs: Any) -> None:
-        if 'log_name' in kwargs:  # Chainer's older name of the argument
-            filename = kwargs.pop('log_name')
+        # Chainer 7.8.1's resolution: ``filename`` wins; when it is None the older keyword
+        # ``log_name`` (default 'log') decides, so only ``log_name=None`` disables the file.
+        log_name = kwargs.pop('log_name', 'log')
         if kwargs:
             raise TypeError(f'LogReport: unexpected keyword arguments {sorted(kwargs)}')
+        if filename is None:
+            filename = log_name
         self._keys = keys
         self._trigger = util.get_trigger(trigger)
         self._write_trigger = util.get_trigger(write_trigger)

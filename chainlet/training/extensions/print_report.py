@@ -3,7 +3,7 @@
 Example:
     >>> import io
     >>> from chainlet.training import extensions
-    >>> log = extensions.LogReport(filename=None)
+    >>> log = extensions.LogReport(log_name=None)
     >>> log._log.append({'epoch': 1, 'main/loss': 0.25})
     >>> out = io.StringIO()
     >>> extensions.PrintReport(['epoch', 'main/loss'], log_report=log, out=out).print_new(log)
