@@ -3,8 +3,10 @@
 ``check_backward`` compares the backward of a function with central differences along one random
 direction (as Chainer does): with inputs ``x``, a direction ``d`` and output gradients ``gy``,
 ``sum(gx * d)`` from backward must match ``(g(e) - g(-e)) / 2e`` where
-``g(t) = sum(f(x + t d) * gy)``. The numerical side is evaluated in float64, so the check measures
-the analytic gradient of low-precision dtypes against the exact function.
+``g(t) = sum(f(x + t d) * gy)``. The numerical side is evaluated in the inputs' dtypes unless
+``dtype`` says otherwise (Chainer's default); with ``dtype=numpy.float64`` the check measures the
+analytic gradient of low-precision dtypes against the exact function, which is what
+``chainlet.testing``'s function test cases do.
 
 Example:
     >>> import numpy as np
@@ -12,7 +14,7 @@ Example:
     >>> from chainlet import gradient_check
     >>> x = np.random.uniform(-1, 1, (3, 4)).astype(np.float32)
     >>> gy = np.random.uniform(-1, 1, (3, 4)).astype(np.float32)
-    >>> gradient_check.check_backward(F.tanh, x, gy, atol=1e-4, rtol=1e-3)
+    >>> gradient_check.check_backward(F.tanh, x, gy, atol=1e-4, rtol=1e-3, dtype=np.float64)
 """
 from __future__ import annotations
 
@@ -212,7 +214,7 @@ def _outputs_tuple(ys: Any, what: str) -> tuple:
 def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
                    params: Variable | Sequence[Variable] = (), eps: float = 1e-3,
                    atol: float = 1e-5, rtol: float = 1e-4,
-                   no_grads: Optional[Sequence[bool]] = None, dtype: Any = numpy.float64,
+                   no_grads: Optional[Sequence[bool]] = None, dtype: Any = None,
                    detect_nondifferentiable: bool = False, seed: Optional[int] = None) -> None:
     """Check the backward of ``func`` against central differences along a random direction.
 
@@ -226,8 +228,10 @@ def check_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
         eps: Finite-difference step.
         atol, rtol: Tolerances of the directional derivative comparison.
         no_grads: Per input, ``True`` to skip its gradient (must come back ``None``).
-        dtype: Dtype of the numerical evaluation (float64 by default); ``None`` keeps the
-            inputs' dtypes.
+        dtype: Dtype of the numerical evaluation: the float inputs (skipped ones too) and
+            ``params`` are cast to it for the finite differences. ``None`` (the default, as
+            in Chainer) keeps each input's dtype; pass ``numpy.float64`` to check a float16 or
+            float32 function against an accurate numerical gradient.
         detect_nondifferentiable: Raise :class:`NondifferentiableError` at kinks.
         seed: Seed (or ``numpy.random.Generator``) of the random direction; ``None`` draws it
             from NumPy's global random state, so ``numpy.random.seed`` makes the check
@@ -342,7 +346,7 @@ def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
                           x_grad_grad: Any, params: Variable | Sequence[Variable] = (),
                           params_grad_grad: Any = (), eps: float = 1e-3, atol: float = 1e-4,
                           rtol: float = 1e-3, no_grads: Optional[Sequence[bool]] = None,
-                          dtype: Any = numpy.float64, detect_nondifferentiable: bool = False,
+                          dtype: Any = None, detect_nondifferentiable: bool = False,
                           seed: Optional[int] = None) -> None:
     """Check second-order gradients: ``check_backward`` applied to the first-order gradient.
 

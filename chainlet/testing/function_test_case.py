@@ -106,6 +106,9 @@ class PytestFunctionTestCase:
         skip_forward_test, skip_backward_test, skip_double_backward_test: Turn tests off.
         check_forward_options, check_backward_options, check_double_backward_options:
             Tolerance overrides (``atol``, ``rtol``, ``eps``, ...) set in ``setup()`` as needed.
+        numerical_grad_dtype: Dtype of the numerical gradients (float64, as Chainer's
+            ``FunctionTestCase``, whatever the inputs' dtype; a ``dtype`` entry of the option
+            dicts wins).
     """
 
     params: list = [{}]
@@ -114,6 +117,7 @@ class PytestFunctionTestCase:
     skip_forward_test = False
     skip_backward_test = False
     skip_double_backward_test = False
+    numerical_grad_dtype: Any = numpy.float64
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -218,7 +222,8 @@ class PytestFunctionTestCase:
         gys = device.send(tuple(self.generate_grad_outputs(tuple(y.array for y in outputs))))
         # A None output gradient leaves that output out of the check (see the engine).
         engine.check_backward(self._function(device), inputs, gys,
-                              **self.check_backward_options)
+                              **{'dtype': self.numerical_grad_dtype,
+                                 **self.check_backward_options})
 
     def _run_double_backward(self, param: dict, dtype: numpy.dtype, contiguous: bool,
                              device: Any = None) -> None:
@@ -230,7 +235,8 @@ class PytestFunctionTestCase:
         gys = device.send(tuple(self.generate_grad_outputs(tuple(y.array for y in outputs))))
         ggxs = device.send(tuple(self.generate_grad_grad_inputs(inputs)))
         engine.check_double_backward(self._function(device), inputs, gys, ggxs,
-                                     **self.check_double_backward_options)
+                                     **{'dtype': self.numerical_grad_dtype,
+                                        **self.check_double_backward_options})
 
 
 def _make_test(name: str, cases: list, ids: list, gpu: bool = False) -> Any:

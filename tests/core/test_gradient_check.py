@@ -229,3 +229,45 @@ def test_check_backward_no_grads_input_that_receives_a_gradient_is_an_error():
     with pytest.raises(RuntimeError, match='no_grads'):
         gradient_check.check_backward(lambda x, y: x + y, (np.ones(1), np.ones(1)),
                                       np.ones(1), no_grads=[True, True])
+
+
+def test_check_backward_default_dtype_keeps_the_inputs_dtypes():
+    # As Chainer: dtype=None (the default) evaluates the finite differences in the inputs'
+    # own dtypes; an explicit dtype casts float inputs (skipped ones too) and params.
+    x = np.random.uniform(-1, 1, (3,)).astype(np.float32)
+    skipped = np.ones(3, np.float32)
+    gy = np.ones(3, np.float32)
+
+    def run(**options):
+        seen = []
+
+        def f(a, b):  # b is skipped: only its dtype is recorded
+            seen.append((a.dtype, b.dtype))
+            return F.tanh(a)
+
+        gradient_check.check_backward(f, (x, skipped), gy, no_grads=[False, True],
+                                      atol=1e-3, rtol=1e-2, **options)
+        return set(seen[1:])  # the first call is the analytic pass on the given arrays
+
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    assert run() == {(f32, f32)}
+    assert run(dtype=None) == {(f32, f32)}
+    assert run(dtype=np.float64) == {(f64, f64)}
+    with pytest.raises(ValueError, match='floating-point'):
+        run(dtype=np.int32)
+
+
+def test_check_double_backward_default_dtype_keeps_the_inputs_dtypes():
+    x = np.random.uniform(-1, 1, (3,)).astype(np.float32)
+    gy, ggx = np.ones(3, np.float32), np.ones(3, np.float32)
+    seen = []
+
+    def f(a):
+        seen.append(a.dtype)
+        return F.tanh(a)
+
+    gradient_check.check_double_backward(f, x, gy, ggx, atol=1e-2, rtol=1e-1)
+    assert set(seen) == {np.dtype(np.float32)}
+    seen.clear()
+    gradient_check.check_double_backward(f, x, gy, ggx, dtype=np.float64)
+    assert set(seen[1:]) == {np.dtype(np.float64)}
