@@ -27,6 +27,7 @@ from chainlet.keras.engine.input_spec import InputSpec
 from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.engine.node import Node
 from chainlet.keras.engine.tree import flatten, map_structure
+from chainlet.link_hook import get_link_hooks
 
 _name_counts: collections.Counter = collections.Counter()
 _name_lock = threading.Lock()
@@ -80,6 +81,28 @@ def _shape_of(x: Any) -> tuple:
 
 def _dtype_of(x: Any) -> Any:
     return x.dtype
+
+
+class LayerHookArgs:
+    """What a link hook's ``forward_preprocess``/``forward_postprocess`` receives for a Keras
+    layer: the fields of chainlet's hook arguments.
+
+    Attributes:
+        link: The layer being called.
+        forward_name: ``'forward'`` (the hook contract's name of the call).
+        args: Positional arguments of the call (a tuple: the inputs first).
+        kwargs: Keyword arguments of the call (a dict, ``training`` included if given).
+        out: The layer's outputs (``None`` in ``forward_preprocess``).
+    """
+
+    __slots__ = ('link', 'forward_name', 'args', 'kwargs', 'out')
+
+    def __init__(self, link: Any, args: tuple, kwargs: dict, out: Any = None) -> None:
+        self.link = link
+        self.forward_name = 'forward'
+        self.args = args
+        self.kwargs = kwargs
+        self.out = out
 
 
 class Layer(Chain):
@@ -467,7 +490,31 @@ class Layer(Chain):
         flat = flatten((inputs, rest, kwargs))
         if any(isinstance(t, KerasTensor) for t in flat):
             return self._call_symbolic(inputs, rest, kwargs)
+        thread_hooks = get_link_hooks()
+        local_hooks = self.local_link_hooks
+        if thread_hooks or local_hooks:
+            return self._call_with_link_hooks(thread_hooks, local_hooks, args, kwargs)
         return self._call_eager(inputs, rest, kwargs)
+
+    def _call_with_link_hooks(self, thread_hooks: Any, local_hooks: Any, args: tuple,
+                              kwargs: dict) -> Any:
+        # A Keras layer is a link to link hooks (``with hook:``, ``layer.add_hook(hook)``): they
+        # run around the layer's eager call, so a TimerHook records ``Dense`` under its own
+        # class name, as chainlet's Link.__call__ does for links. Symbolic calls compute
+        # nothing and are not reported.
+        hooks = thread_hooks
+        if local_hooks:  # a layer's hook replaces a thread-wide one of the same name
+            hooks = collections.OrderedDict(thread_hooks)
+            hooks.update(local_hooks)
+        hooks = list(hooks.values())
+        pre = LayerHookArgs(self, args, kwargs)
+        for hook in hooks:
+            hook.forward_preprocess(pre)
+        out = self._call_eager(args[0], args[1:], kwargs)
+        post = LayerHookArgs(self, args, kwargs, out)
+        for hook in hooks:
+            hook.forward_postprocess(post)
+        return out
 
     def _check_spec(self, inputs: Any) -> None:
         spec = self.input_spec
