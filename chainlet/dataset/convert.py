@@ -79,8 +79,11 @@ def _concat_arrays(arrays: list, padding: Any) -> Any:
     return result
 
 
-def concat_examples(batch: list, device: Any = None, padding: Any = None) -> Any:
+def concat_examples_func(batch: list, device: Any = None, padding: Any = None) -> Any:
     """Concatenate a list of examples into batched arrays.
+
+    ``concat_examples`` is this function wrapped as a :class:`Converter` (as in Chainer 7):
+    the same call, and ``isinstance(concat_examples, Converter)`` holds.
 
     The examples' structure decides the result: tuples give a tuple of arrays (one per
     position), dicts give a dict of arrays (one per key), and arrays or numbers give one array.
@@ -213,9 +216,11 @@ def converter() -> Any:
     return wrap
 
 
-# Chainer's name of the plain function behind its ``concat_examples`` converter object; here
-# ``concat_examples`` is that function already.
-concat_examples_func = concat_examples
+# Chainer 7's ``concat_examples`` is a converter object around the plain function: updaters and
+# evaluators then pass it the device as given (no legacy integer id), and code that checks
+# ``isinstance(c, Converter)`` or reads ``c.base_callable`` sees what it sees in Chainer.
+concat_examples = _FunctionConverter(concat_examples_func)
+concat_examples.__name__ = concat_examples.__qualname__ = 'concat_examples'
 
 
 def _device_id(device: Any) -> Any:

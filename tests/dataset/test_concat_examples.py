@@ -111,3 +111,32 @@ def test_converter_decorator_passes_a_device_object():
         assert [x.tolist() for x in out] == [[0, 1, 2], [0, 1]]
         assert seen[-1].xp is np
     assert to_batch(batch, device=None)['xs'] is batch and seen[-1] is None
+
+
+def test_concat_examples_is_a_converter_object_as_in_chainer():
+    # Chainer 7: ``concat_examples`` is a Converter wrapping ``concat_examples_func``; the
+    # device argument (positional or keyword) reaches the function as a device object.
+    from chainlet.dataset import Converter
+    from chainlet.training.updaters import StandardUpdater
+
+    assert isinstance(concat_examples, Converter) and callable(concat_examples)
+    assert convert.concat_examples is concat_examples
+    assert concat_examples.base_callable is convert.concat_examples_func
+    assert concat_examples.__name__ == 'concat_examples'
+    batch = [(np.zeros(2, np.float32), 1), (np.ones(2, np.float32), 0)]
+    for call in (lambda: concat_examples(batch), lambda: concat_examples(batch, -1),
+                 lambda: concat_examples(batch, device='@numpy', padding=None),
+                 lambda: convert.concat_examples_func(batch, None)):
+        x, t = call()
+        np.testing.assert_array_equal(x, [[0, 0], [1, 1]])
+        np.testing.assert_array_equal(t, [1, 0])
+    seen = []
+    original = concat_examples.base_callable
+    concat_examples.base_callable = lambda b, device=None, padding=None: seen.append(device)
+    try:
+        concat_examples(batch, -1)
+        concat_examples(batch, device='@numpy')
+    finally:
+        concat_examples.base_callable = original
+    assert [d.xp for d in seen] == [np, np]
+    assert StandardUpdater.__init__.__defaults__[0] is concat_examples
