@@ -28,6 +28,8 @@ from chainlet.keras.layers.merging import (  # noqa: F401
 from chainlet.keras.layers.link_layer import LinkLayer  # noqa: F401,E402
 from chainlet.keras.layers.activation_layers import (  # noqa: F401
     ELU, LeakyReLU, PReLU, ReLU, Rescaling, Softmax)
+from chainlet.keras.layers.preprocessing import (  # noqa: F401,E402
+    CategoryEncoding, IntegerLookup, Normalization, StringLookup)
 from chainlet.keras.layers.attention import (  # noqa: F401,E402
     AdditiveAttention, Attention, GroupedQueryAttention, GroupQueryAttention,
     MultiHeadAttention)
