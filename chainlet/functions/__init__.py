@@ -13,7 +13,7 @@ from chainlet.functions.math._exports import *  # noqa: F401,F403
 from chainlet.functions.activation._exports import *  # noqa: F401,F403
 from chainlet.functions.array._exports import *  # noqa: F401,F403
 from chainlet.functions.connection._exports import *  # noqa: F401,F403
-from chainlet.functions.pooling import *  # noqa: F401,F403
+from chainlet.functions.pooling._exports import *  # noqa: F401,F403
 from chainlet.functions.normalization._exports import *  # noqa: F401,F403
 from chainlet.functions.noise._exports import *  # noqa: F401,F403
 from chainlet.functions.loss._exports import *  # noqa: F401,F403

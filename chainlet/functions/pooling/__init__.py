@@ -1,23 +1,26 @@
 """Pooling functions: max and average pooling over 1, 2, 3 or N spatial axes, their inverses
-(unpooling, upsampling), spatial pyramid pooling and the region-of-interest poolings."""
-# A module and its function share a name (as in Chainer): importing the function last leaves
-# the function as the package attribute.
-from chainlet.functions.pooling.average_pooling_2d import (  # noqa: F401
-    AveragePooling2D, average_pooling_2d)
-from chainlet.functions.pooling.average_pooling_nd import (  # noqa: F401
-    AveragePoolingND, average_pooling_1d, average_pooling_3d, average_pooling_nd)
-from chainlet.functions.pooling.max_pooling_2d import MaxPooling2D, max_pooling_2d  # noqa: F401
-from chainlet.functions.pooling.max_pooling_nd import (  # noqa: F401
-    MaxPoolingND, max_pooling_1d, max_pooling_3d, max_pooling_nd)
-from chainlet.functions.pooling.roi_average_align_2d import roi_average_align_2d  # noqa: F401
-from chainlet.functions.pooling.roi_average_pooling_2d import (  # noqa: F401
-    roi_average_pooling_2d)
-from chainlet.functions.pooling.roi_max_align_2d import roi_max_align_2d  # noqa: F401
-from chainlet.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d  # noqa: F401
-from chainlet.functions.pooling.roi_pooling_2d import ROIPooling2D, roi_pooling_2d  # noqa: F401
-from chainlet.functions.pooling.spatial_pyramid_pooling_2d import (  # noqa: F401
-    spatial_pyramid_pooling_2d)
-from chainlet.functions.pooling.unpooling_2d import Unpooling2D, unpooling_2d  # noqa: F401
-from chainlet.functions.pooling.unpooling_nd import (  # noqa: F401
-    UnpoolingND, unpooling_1d, unpooling_3d, unpooling_nd)
-from chainlet.functions.pooling.upsampling_2d import Upsampling2D, upsampling_2d  # noqa: F401
+(unpooling, upsampling), spatial pyramid pooling and the region-of-interest poolings.
+
+As in Chainer, the attributes of this package are its modules:
+``chainlet.functions.pooling.max_pooling_nd`` is the module that defines ``max_pooling_nd`` and
+its FunctionNode classes (``F.pooling.average_pooling_2d.AveragePooling2D``). The functions are
+re-exported by :mod:`chainlet.functions` (from ``_exports``), so ``F.max_pooling_2d(...)`` is
+unchanged. ``max_pooling_2d`` is also a module here (Chainer 7 defines that function in
+``max_pooling_nd``; earlier versions had the module).
+"""
+from chainlet.functions.pooling import average_pooling_2d  # noqa: F401
+from chainlet.functions.pooling import average_pooling_nd  # noqa: F401
+from chainlet.functions.pooling import average_pooling_nd_kernel  # noqa: F401
+from chainlet.functions.pooling import max_pooling_2d  # noqa: F401
+from chainlet.functions.pooling import max_pooling_nd  # noqa: F401
+from chainlet.functions.pooling import max_pooling_nd_kernel  # noqa: F401
+from chainlet.functions.pooling import pooling_nd_kernel  # noqa: F401
+from chainlet.functions.pooling import roi_average_align_2d  # noqa: F401
+from chainlet.functions.pooling import roi_average_pooling_2d  # noqa: F401
+from chainlet.functions.pooling import roi_max_align_2d  # noqa: F401
+from chainlet.functions.pooling import roi_max_pooling_2d  # noqa: F401
+from chainlet.functions.pooling import roi_pooling_2d  # noqa: F401
+from chainlet.functions.pooling import spatial_pyramid_pooling_2d  # noqa: F401
+from chainlet.functions.pooling import unpooling_2d  # noqa: F401
+from chainlet.functions.pooling import unpooling_nd  # noqa: F401
+from chainlet.functions.pooling import upsampling_2d  # noqa: F401

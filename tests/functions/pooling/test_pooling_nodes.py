@@ -13,6 +13,30 @@ def test_module_paths_hold_the_public_objects():
     assert AveragePooling2D is F.AveragePooling2D
 
 
+def test_package_attributes_are_modules_as_in_chainer():
+    # In Chainer 7.8.1, after ``import chainer.functions``, every public attribute of
+    # ``chainer.functions.pooling`` is a module; the functions live on ``F`` and in the modules.
+    import types
+
+    import chainlet.functions.pooling as P
+    chainer_modules = [
+        'average_pooling_2d', 'average_pooling_nd', 'average_pooling_nd_kernel',
+        'max_pooling_nd', 'max_pooling_nd_kernel', 'pooling_nd_kernel', 'roi_average_align_2d',
+        'roi_average_pooling_2d', 'roi_max_align_2d', 'roi_max_pooling_2d', 'roi_pooling_2d',
+        'spatial_pyramid_pooling_2d', 'unpooling_2d', 'unpooling_nd', 'upsampling_2d']
+    for name in chainer_modules:
+        assert isinstance(getattr(P, name), types.ModuleType), name
+    public = [n for n in vars(P) if not n.startswith('_')]
+    assert all(isinstance(getattr(P, n), types.ModuleType) for n in public), public
+    assert F.pooling is P
+    assert P.max_pooling_nd.max_pooling_2d is F.max_pooling_2d  # Chainer 7's location
+    assert P.max_pooling_2d.MaxPooling2D is F.MaxPooling2D
+    assert P.average_pooling_2d.average_pooling_2d is F.average_pooling_2d
+    assert P.roi_max_align_2d.roi_max_align_2d is F.roi_max_align_2d
+    x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    np.testing.assert_array_equal(F.max_pooling_2d(x, 2).array, [[[[5, 7], [13, 15]]]])
+
+
 def test_max_pooling_2d_node_matches_the_function():
     x = np.random.RandomState(0).permutation(2 * 3 * 5 * 4).astype(np.float32)
     x = x.reshape(2, 3, 5, 4)
