@@ -13,12 +13,24 @@ from chainlet.functions import _cuda_kernels
 from chainlet.variable import as_variable
 
 
+def _check_ratio(ratio: Any) -> None:
+    # A str would fail NumPy's comparison with a bare message; a bool would be read as 0 or 1.
+    if isinstance(ratio, (str, bytes, bool)) or not hasattr(ratio, '__float__'):
+        raise TypeError(f'dropout: argument ratio: expected a float in [0, 1), got '
+                        f'{ratio!r} ({type(ratio).__name__})')
+    if not 0.0 <= ratio < 1.0:
+        raise ValueError(f'dropout: argument ratio: expected a value in [0, 1), got {ratio}')
+
+
 class Dropout(FunctionNode):
     """``y = x * mask``, where ``mask`` is 0 with probability ``ratio`` and ``1 / (1 - ratio)``
     otherwise. The mask (not differentiable) is kept for backward."""
 
     def __init__(self, dropout_ratio: float, mask: Any = None,
                  rng: Optional[numpy.random.Generator] = None) -> None:
+        # The ratio is checked here, where it is applied (as Chainer): ``dropout`` in test
+        # mode builds no node and returns ``x`` whatever the ratio.
+        _check_ratio(dropout_ratio)
         self.dropout_ratio = dropout_ratio
         self.mask = mask
         self.rng = rng
@@ -86,10 +98,11 @@ def dropout(x: Any, ratio: float = 0.5, *, mask: Any = None, return_mask: bool =
 
     Args:
         x: Variable or array of floats, any shape.
-        ratio: Probability of dropping an element, in ``[0, 1)``.
+        ratio: Probability of dropping an element, in ``[0, 1)``; checked in training only
+            (as Chainer), also when ``mask`` is given.
         mask: Optional mask to use instead of a random one, of ``x``'s shape, already scaled
             (values ``0`` or ``1 / (1 - ratio)``, as ``return_mask`` gives); ``ratio`` is then
-            ignored.
+            not used.
         return_mask: Also return the mask used (``None`` in test mode).
         rng: Optional ``numpy.random.Generator`` to draw the mask from (chainlet extension).
 
@@ -109,12 +122,6 @@ def dropout(x: Any, ratio: float = 0.5, *, mask: Any = None, return_mask: bool =
         array([[1., 1., 1.],
                [1., 1., 1.]], dtype=float32)
     """
-    # A str would fail NumPy's comparison with a bare message; a bool would be read as 0 or 1.
-    if isinstance(ratio, (str, bytes, bool)) or not hasattr(ratio, '__float__'):
-        raise TypeError(f'dropout: argument ratio: expected a float in [0, 1), got '
-                        f'{ratio!r} ({type(ratio).__name__})')
-    if not 0.0 <= ratio < 1.0:
-        raise ValueError(f'dropout: argument ratio: expected a value in [0, 1), got {ratio}')
     if _config.config.train:
         func = Dropout(ratio, mask, rng)
         out, = func.apply((x,))

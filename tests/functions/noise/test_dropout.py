@@ -107,3 +107,20 @@ def test_ratio_of_a_wrong_type_is_a_clear_error(ratio):
     with pytest.raises(TypeError, match=r'dropout: argument ratio: expected a float in \[0, 1\), '
                        r'got .*\((str|bytes|bool|NoneType)\)'):
         F.dropout(np.ones(3, np.float32), ratio)
+
+
+@pytest.mark.parametrize('ratio', [1.0, -0.1, 2, '0.5', None])
+def test_ratio_is_checked_only_when_dropout_applies(ratio):
+    # As Chainer: in test mode no node is built and x comes back unchecked; the node itself
+    # (Dropout(ratio), as Chainer's constructor) checks the ratio.
+    x = np.ones(3, np.float32)
+    with chainlet.using_config('train', False):
+        y, mask = F.dropout(x, ratio, return_mask=True)
+    np.testing.assert_array_equal(y.array, x)
+    assert mask is None
+    with pytest.raises((ValueError, TypeError), match='dropout: argument ratio'):
+        F.dropout(x, ratio)
+    with pytest.raises((ValueError, TypeError), match='dropout: argument ratio'):
+        F.noise.dropout.Dropout(ratio)
+    with pytest.raises(ValueError, match='dropout: argument ratio'):
+        F.dropout(x, 1.0, mask=np.ones(3, np.float32))  # checked with a mask too, as Chainer

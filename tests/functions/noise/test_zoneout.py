@@ -46,3 +46,15 @@ def test_zoneout_rejects_bad_ratio_and_shapes():
         F.zoneout(np.zeros(2), np.zeros(2), 1.5)
     with pytest.raises(TypeError, match='zoneout: argument x'):
         F.zoneout(np.zeros(2), np.zeros(3), 0.5)
+
+
+@pytest.mark.parametrize('ratio', [1.5, -0.5])
+def test_zoneout_ratio_is_checked_only_in_training(ratio):
+    h, x = np.zeros(2, np.float32), np.ones(2, np.float32)
+    with chainlet.using_config('train', False):
+        y = F.zoneout(h, x, ratio)
+    np.testing.assert_array_equal(y.array, x)
+    with pytest.raises(ValueError, match=r'zoneout: argument ratio: expected a value in \[0, 1\]'):
+        F.zoneout(h, x, ratio)
+    with pytest.raises(ValueError, match='zoneout: argument ratio'):
+        F.noise.zoneout.Zoneout(ratio)
