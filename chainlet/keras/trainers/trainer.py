@@ -51,7 +51,6 @@ class Trainer(SavingMixin):
     # Read on every batch; class-level defaults keep them ordinary attributes even for a model
     # whose state was not set up by ``__init__`` (a subclass that skips it).
     _fit_strategy: Any = None
-    _last_targets: Any = None
     _compute_loss_has_training: Optional[bool] = None
 
     def __init__(self) -> None:
@@ -66,6 +65,9 @@ class Trainer(SavingMixin):
         self._loss_tracker: Any = None
         self._compile_metrics: Any = None
         self._metrics_cache: Optional[list] = None
+        # (y, targets per output) of the last batch: compute_loss and compute_metrics both
+        # convert the same batch targets
+        self._targets_memo: list = [None, None]
 
     # ------------------------------------------------------------------ compile
 
@@ -166,11 +168,11 @@ class Trainer(SavingMixin):
 
     def _target_list(self, y: Any, where: str) -> list:
         # compute_loss and compute_metrics both convert the same batch targets
-        last = self._last_targets
-        if last is not None and last[0] is y:
-            return last[1]
+        memo = self._targets_memo  # mutated in place: no attribute write on the hot path
+        if memo[0] is y and memo[1] is not None:
+            return memo[1]
         out = self._target_list_uncached(y, where)
-        self._last_targets = (y, out)
+        memo[0], memo[1] = y, out
         return out
 
     def _target_list_uncached(self, y: Any, where: str) -> list:
@@ -592,7 +594,7 @@ class Trainer(SavingMixin):
             if self.stop_training:
                 break
         cbs.call('on_train_end', epoch_logs)
-        self._last_targets = None
+        self._targets_memo[:] = [None, None]
         self.history = cbs.history
         return cbs.history
 
@@ -615,7 +617,7 @@ class Trainer(SavingMixin):
             if end:
                 cbs.call('on_test_batch_end', step, _pythonify(logs))
         logs = self._epoch_logs(logs)
-        self._last_targets = None
+        self._targets_memo[:] = [None, None]
         cbs.call('on_test_end', logs)
         return logs
 
