@@ -776,9 +776,37 @@ _INTERNAL = {
     'optimizer': 'make_deprecation_message',
 }
 
+_STATIC_GRAPH = (
+    "internals of Chainer's static-schedule implementation (the schedule node and the records "
+    'of its arrays and steps, and the hook FunctionNode.apply calls while config.schedule_func '
+    "is set), not in Chainer's API reference (which documents static_graph and static_code). "
+    "chainlet records, verifies and replays with its own machinery (graph_optimizations/"
+    '_schedule.py, see docs/static_graph.md); chain.schedule_manager (a ScheduleManager, with '
+    "Chainer's end_forward) exists")
+_CAFFE_PB2 = (
+    'message of caffe.proto for a layer or tool chainlet does not convert (data, loss and '
+    "solver layers, LMDB Datum, the V0 layer format); chainlet's caffe_pb2 is built from a "
+    'schema subset (links/caffe/protobuf3/_schema.py): the layers CaffeFunction converts and '
+    'what they reference; fields of other messages survive parsing as unknown fields (see '
+    'docs/caffe.md)')
+_CAFFE_PB2_MESSAGES = (
+    'AccuracyParameter ArgMaxParameter BiasParameter ContrastiveLossParameter DataParameter Datum '
+    'DummyDataParameter ELUParameter EmbedParameter ExpParameter FlattenParameter '
+    'HDF5DataParameter HDF5OutputParameter HingeLossParameter ImageDataParameter '
+    'InfogainLossParameter LogParameter MVNParameter MemoryDataParameter PReLUParameter '
+    'PythonParameter ReductionParameter SPPParameter SolverParameter SolverState '
+    'ThresholdParameter TileParameter TransformationParameter V0LayerParameter '
+    'WindowDataParameter')
+
 DELIBERATE: dict[str, str] = {
     **{f'chainlet.{module}:{name}': _NODE
        for module, names in _INTERNAL.items() for name in names.split()},
+    **{f'chainlet.graph_optimizations.static_graph:{name}': _STATIC_GRAPH
+       for name in ('ArrayInfo', 'ScheduleInfo', 'StaticScheduleFunction')},
+    'chainlet.graph_optimizations.static_graph_utilities:static_forward_optimizations': (
+        _STATIC_GRAPH),
+    **{f'chainlet.links.caffe.protobuf3.caffe_pb2:{name}': _CAFFE_PB2
+       for name in _CAFFE_PB2_MESSAGES.split()},
     'chainlet.functions.pooling.pooling_2d': (
         _NODE + ' (the module holds the base class Pooling2D of the 2-D pooling nodes)'),
     'chainlet.functions.pooling.pooling_nd': _NODE,

@@ -216,6 +216,93 @@ class _ChainState:
         self.entries.clear()
 
 
+class ScheduleManager:
+    """The schedules of one static chain, as ``chain.schedule_manager`` (Chainer's attribute).
+
+    A decorated method sets ``chain.schedule_manager`` on its first call, as in Chainer, so
+    code written for Chainer that calls ``chain.schedule_manager.end_forward()`` (required
+    there after a forward pass with no backward) runs unchanged. Here ``end_forward`` has
+    nothing to do: each call of a replayed chain is a graph node of its own, so no schedule is
+    held "in use" until the iteration ends. ``repr`` lists the recorded schedules.
+
+    Args:
+        minimize_cache_size: Whether the schedules are dropped when ``config.train`` changes
+            (the decorator's option; informative here).
+        verbosity_level: The decorator's verbosity level (informative here).
+
+    Example:
+        >>> import numpy as np, chainlet, chainlet.links as L
+        >>> from chainlet.graph_optimizations.static_graph import static_graph
+        >>> class Net(chainlet.Chain):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         with self.init_scope():
+        ...             self.l = L.Linear(2, 2)
+        ...     @static_graph
+        ...     def forward(self, x):
+        ...         return self.l(x)
+        >>> net = Net()
+        >>> y = net(np.ones((1, 2), np.float32))
+        >>> net.schedule_manager.end_forward()  # harmless; needed in Chainer only
+        >>> print(net.schedule_manager)
+        ScheduleManager of Net: 1 schedule(s)
+          forward: recorded once (train=True, enable_backprop=True)
+    """
+
+    def __init__(self, minimize_cache_size: bool = True, verbosity_level: int = 0) -> None:
+        self.minimize_cache_size = minimize_cache_size
+        self.verbosity_level = verbosity_level
+        self._chain: Any = None  # weak reference to the chain it belongs to
+        self._states: list = []  # (method name, _ChainState), one per decorated method
+
+    def _belongs_to(self, chain: Any) -> bool:
+        return self._chain is not None and self._chain() is chain
+
+    def _bind(self, chain: Any) -> None:
+        self._chain = weakref.ref(chain)
+
+    def end_forward(self) -> None:
+        """Mark the end of a forward pass (Chainer needs it; here nothing is held in use)."""
+
+    def __repr__(self) -> str:
+        chain = None if self._chain is None else self._chain()
+        lines = []
+        for name, state in self._states:
+            if state.fallback is not None:
+                lines.append(f'  {name}: define-by-run ({state.fallback})')
+            for key, entry in state.entries.items():
+                status = 'verified, replayed' if entry.schedule is not None else 'recorded once'
+                lines.append(f'  {name}: {status} (train={key[0]}, enable_backprop={key[1]})')
+        if chain is None:
+            return 'ScheduleManager (not used by a chain yet)'
+        n = sum(len(state.entries) for _, state in self._states)
+        head = f'ScheduleManager of {type(chain).__name__}: {n} schedule(s)'
+        return '\n'.join([head] + lines)
+
+    # A copy of the chain starts without schedules (they are keyed by the chain itself); so
+    # does a copy or an unpickled manager, which the chain's next call then replaces.
+    def __copy__(self) -> 'ScheduleManager':
+        return ScheduleManager(self.minimize_cache_size, self.verbosity_level)
+
+    def __deepcopy__(self, memo: dict) -> 'ScheduleManager':
+        return self.__copy__()
+
+    def __reduce__(self) -> tuple:
+        return ScheduleManager, (self.minimize_cache_size, self.verbosity_level)
+
+
+def _schedule_manager(chain: Any, name: str, state: _ChainState, minimize: bool,
+                      verbosity: int) -> None:
+    """Register ``state`` with ``chain.schedule_manager``, making one if the chain has none of
+    its own (a copied chain may carry its original's)."""
+    manager = getattr(chain, 'schedule_manager', None)
+    if not isinstance(manager, ScheduleManager) or not manager._belongs_to(chain):
+        manager = ScheduleManager(minimize, verbosity)
+        manager._bind(chain)
+        chain.schedule_manager = manager
+    manager._states.append((name, state))
+
+
 def _identity(value: Any) -> Any:
     return value
 
@@ -434,6 +521,7 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
                     raise TypeError(f'static_graph decorates a method of a Chain (or Link); '
                                     f'{name} was called on {type(chain).__name__}')
                 state = states[chain] = _ChainState()
+                _schedule_manager(chain, name, state, minimize, verbosity)
             if state.fallback is not None:
                 return func(chain, *call_args, **call_kwargs)
             if minimize and train != state.train:

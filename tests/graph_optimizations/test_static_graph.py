@@ -891,3 +891,37 @@ def test_argument_values_that_keep_changing_bound_the_cache():
     for _ in range(3):  # a recent key is still kept and replays
         np.testing.assert_allclose(net(x, float(module._MAX_KEYS + 4)).array,
                                    module._MAX_KEYS + 4)
+
+
+def test_schedule_manager_attribute_as_in_chainer():
+    # Chainer sets chain.schedule_manager on the first call and asks code that runs several
+    # forward passes before a backward to call schedule_manager.end_forward(); that code must
+    # run unchanged (here there is nothing to release).
+    import copy
+    import pickle
+
+    from chainlet.graph_optimizations.static_graph import ScheduleManager
+
+    plain, static = make_pair()
+    x = np.random.uniform(-1, 1, (5, 4)).astype(np.float32)
+    assert not hasattr(static, 'schedule_manager')
+    outs = []
+    for _ in range(4):  # several forward passes, no backward in between
+        np.random.seed(0)
+        outs.append(static(x).array)
+        static.schedule_manager.end_forward()
+    np.random.seed(0)
+    expected = plain(x).array
+    for y in outs:
+        np.testing.assert_allclose(y, expected, rtol=1e-6)
+    manager = static.schedule_manager
+    assert isinstance(manager, ScheduleManager)
+    assert 'verified, replayed' in repr(manager) and 'StaticMLP' in repr(manager)
+    # A copy (deep, shallow or pickled) starts with schedules of its own and its own manager.
+    for clone in (copy.deepcopy(static), copy.copy(static), pickle.loads(pickle.dumps(static))):
+        np.random.seed(0)
+        np.testing.assert_allclose(clone(x).array, expected, rtol=1e-6)
+        assert clone.schedule_manager is not manager
+        assert clone.schedule_manager._belongs_to(clone) and 'recorded once' in repr(
+            clone.schedule_manager)
+    assert static.schedule_manager is manager

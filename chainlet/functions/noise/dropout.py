@@ -26,13 +26,16 @@ class Dropout(FunctionNode):
     """``y = x * mask``, where ``mask`` is 0 with probability ``ratio`` and ``1 / (1 - ratio)``
     otherwise. The mask (not differentiable) is kept for backward."""
 
-    def __init__(self, dropout_ratio: float, mask: Any = None,
+    def __init__(self, dropout_ratio: float, mask: Any = None, return_mask: bool = False,
                  rng: Optional[numpy.random.Generator] = None) -> None:
         # The ratio is checked here, where it is applied (as Chainer): ``dropout`` in test
         # mode builds no node and returns ``x`` whatever the ratio.
         _check_ratio(dropout_ratio)
         self.dropout_ratio = dropout_ratio
         self.mask = mask
+        # Chainer's third argument (it rules out cuDNN, which keeps no mask); the mask is
+        # always kept here, so it is only recorded.
+        self.return_mask = return_mask
         self.rng = rng
 
     def _check_arrays(self, in_data):
@@ -123,7 +126,7 @@ def dropout(x: Any, ratio: float = 0.5, *, mask: Any = None, return_mask: bool =
                [1., 1., 1.]], dtype=float32)
     """
     if _config.config.train:
-        func = Dropout(ratio, mask, rng)
+        func = Dropout(ratio, mask, return_mask, rng=rng)
         out, = func.apply((x,))
         mask = func.mask
     else:

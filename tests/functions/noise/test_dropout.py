@@ -124,3 +124,15 @@ def test_ratio_is_checked_only_when_dropout_applies(ratio):
         F.noise.dropout.Dropout(ratio)
     with pytest.raises(ValueError, match='dropout: argument ratio'):
         F.dropout(x, 1.0, mask=np.ones(3, np.float32))  # checked with a mask too, as Chainer
+
+
+def test_dropout_node_takes_chainers_positional_arguments():
+    # Chainer 7.8.1: Dropout(dropout_ratio, mask=None, return_mask=False).
+    x = np.ones((2, 3), np.float32)
+    mask = np.array([[0, 2, 2], [2, 0, 2]], np.float32)
+    node = F.noise.dropout.Dropout(0.5, mask, True)
+    assert node.dropout_ratio == 0.5 and node.return_mask is True
+    y, = node.apply((x,))
+    np.testing.assert_array_equal(y.array, mask)
+    z, = F.noise.dropout.Dropout(0.5, None, False, rng=np.random.default_rng(0)).apply((x,))
+    assert set(np.unique(z.array)) <= {0.0, 2.0}

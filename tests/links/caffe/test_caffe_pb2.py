@@ -105,3 +105,14 @@ def test_schema_is_consistent():
         numbers = [f.number for f in message.field]
         assert len(numbers) == len(set(numbers)), message.name
     assert _schema.v1_layer_types()['CONVOLUTION'] == 4
+
+
+def test_phase_enum_as_generated_code():
+    # protoc's caffe_pb2 (Chainer's) has the top-level enum ``Phase`` besides TRAIN and TEST.
+    assert caffe_pb2.Phase.Name(caffe_pb2.TEST) == 'TEST'
+    assert caffe_pb2.Phase.Value('TRAIN') == caffe_pb2.TRAIN == 0
+    assert caffe_pb2.Phase.keys() == ['TRAIN', 'TEST'] and caffe_pb2.Phase.values() == [0, 1]
+    assert caffe_pb2.Phase.DESCRIPTOR.full_name == 'caffe.Phase'
+    assert 'Phase' in caffe_pb2.__all__
+    state = caffe_pb2.NetState.FromString(caffe_pb2.NetState(phase='TRAIN').SerializeToString())
+    assert state.phase == caffe_pb2.TRAIN

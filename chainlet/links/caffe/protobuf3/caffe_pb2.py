@@ -7,8 +7,8 @@ real ``caffe_pb2`` imported by the same program does not clash with it), and
 ``google.protobuf.message_factory`` makes the classes. Neither ``protoc`` nor generated code is
 needed, only the ``protobuf`` package (``pip install "chainlet[caffe]"``).
 
-Module attributes are the message classes by name and the top-level enum values (``TRAIN``,
-``TEST``); nested enum values are class attributes (``PoolingParameter.MAX``,
+Module attributes are the message classes by name, the top-level enum ``Phase`` and its values
+(``TRAIN``, ``TEST``); nested enum values are class attributes (``PoolingParameter.MAX``,
 ``V1LayerParameter.CONVOLUTION``). Without protobuf the module still imports, and using
 any of these names raises ``ImportError`` saying what to install.
 
@@ -31,6 +31,7 @@ from chainlet.links.caffe.protobuf3 import _schema
 
 try:
     from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf.internal import enum_type_wrapper
 except ImportError as exc:  # protobuf is an optional extra
     _MISSING: Optional[ImportError] = exc
 else:
@@ -45,7 +46,7 @@ _SCALARS = {
     'int64': 'TYPE_INT64', 'uint32': 'TYPE_UINT32', 'uint64': 'TYPE_UINT64',
     'bool': 'TYPE_BOOL', 'string': 'TYPE_STRING', 'bytes': 'TYPE_BYTES',
 }
-_PUBLIC = ({name for name, _, _ in _schema.MESSAGES}
+_PUBLIC = ({name for name, _, _ in _schema.MESSAGES} | {name for name, _ in _schema.ENUMS}
            | {value for _, values in _schema.ENUMS for value, _ in values} | {'DESCRIPTOR'})
 
 
@@ -114,6 +115,8 @@ def _build() -> Dict[str, Any]:
     for name, desc in file.message_types_by_name.items():
         names[name] = get_class(desc)
     for enum in file.enum_types_by_name.values():
+        # As generated code: the enum itself (``Phase.Name(1)``, ``Phase.keys()``) and its values.
+        names[enum.name] = enum_type_wrapper.EnumTypeWrapper(enum)
         for value in enum.values:
             names[value.name] = value.number
     names['DESCRIPTOR'] = file
