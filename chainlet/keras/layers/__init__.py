@@ -30,6 +30,12 @@ from chainlet.keras.layers.activation_layers import (  # noqa: F401
     ELU, LeakyReLU, PReLU, ReLU, Rescaling, Softmax)
 from chainlet.keras.layers.preprocessing import (  # noqa: F401,E402
     CategoryEncoding, IntegerLookup, Normalization, StringLookup)
+from chainlet.keras.layers.regularization import (  # noqa: F401,E402
+    ActivityRegularization, GaussianDropout, GaussianNoise, Identity, SpatialDropout1D,
+    SpatialDropout2D, SpatialDropout3D, UnitNormalization)
+from chainlet.keras.layers.augmentation import (  # noqa: F401,E402
+    CenterCrop, RandomContrast, RandomCrop, RandomFlip, RandomRotation, RandomTranslation,
+    RandomZoom, Resizing)
 from chainlet.keras.layers.attention import (  # noqa: F401,E402
     AdditiveAttention, Attention, GroupedQueryAttention, GroupQueryAttention,
     MultiHeadAttention)

@@ -1,0 +1,226 @@
+"""Noise and regularization layers: ``GaussianNoise``, ``GaussianDropout``,
+``SpatialDropout1D/2D/3D``, ``ActivityRegularization``, and the small ``Identity`` and
+``UnitNormalization`` layers.
+
+Design: each is a few chainlet functions on the input, so gradients flow through it. The noise
+layers act only in training (``training=True``, which ``fit`` passes) and are the identity
+otherwise, as in Keras; their random draws come from a private NumPy generator when ``seed`` is
+given and from NumPy's global state otherwise (as :class:`~chainlet.keras.layers.Dropout`).
+
+Example:
+    >>> import numpy as np
+    >>> from chainlet import keras
+    >>> layer = keras.layers.GaussianNoise(0.1, seed=0)
+    >>> x = np.zeros((2, 3), np.float32)
+    >>> bool((layer(x).array == 0).all()), bool((layer(x, training=True).array != 0).all())
+    (True, True)
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy
+
+import chainlet.functions as F
+from chainlet import Variable
+from chainlet.keras.engine.base_layer import Layer
+from chainlet.keras.layers.core import Dropout
+
+__all__ = ['ActivityRegularization', 'GaussianDropout', 'GaussianNoise', 'Identity',
+           'SpatialDropout1D', 'SpatialDropout2D', 'SpatialDropout3D', 'UnitNormalization']
+
+
+def _check_rate(layer: str, rate: Any, upper_open: bool = True) -> float:
+    ok = isinstance(rate, (int, float)) and not isinstance(rate, bool) and (
+        0 <= rate < 1 if upper_open else rate >= 0)
+    if not ok:
+        bound = 'a float in [0, 1)' if upper_open else 'a float >= 0'
+        raise ValueError(f'{layer}: argument rate/stddev: expected {bound}, got {rate!r}')
+    return float(rate)
+
+
+class _NoiseLayer(Layer):
+    def __init__(self, seed: Optional[int], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.seed = seed
+        self._rng = numpy.random.default_rng(seed) if seed is not None else numpy.random
+
+    def _noise(self, x: Any, kind: str, scale: float) -> Any:
+        if kind == 'normal':
+            draw = self._rng.standard_normal(x.shape) * scale
+        else:
+            draw = 1.0 + self._rng.standard_normal(x.shape) * scale
+        return x.xp.asarray(draw.astype(x.dtype))
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+
+class GaussianNoise(_NoiseLayer):
+    """Adds zero-mean Gaussian noise of standard deviation ``stddev`` in training.
+
+    Args:
+        stddev: Standard deviation of the noise.
+        seed: Seed of a private random generator.
+    """
+
+    def __init__(self, stddev: float, seed: Optional[int] = None, **kwargs: Any) -> None:
+        super().__init__(seed, **kwargs)
+        self.stddev = _check_rate('GaussianNoise', stddev, upper_open=False)
+
+    def call(self, inputs: Any, training: Optional[bool] = None) -> Any:
+        if not training or self.stddev == 0:
+            return inputs
+        return inputs + self._noise(inputs, 'normal', self.stddev)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(stddev=self.stddev, seed=self.seed)
+        return config
+
+
+class GaussianDropout(_NoiseLayer):
+    """Multiplies by Gaussian noise of mean 1 and standard deviation
+    ``sqrt(rate / (1 - rate))`` in training.
+
+    Args:
+        rate: Drop probability of the equivalent dropout, in ``[0, 1)``.
+        seed: Seed of a private random generator.
+    """
+
+    def __init__(self, rate: float, seed: Optional[int] = None, **kwargs: Any) -> None:
+        super().__init__(seed, **kwargs)
+        self.rate = _check_rate('GaussianDropout', rate)
+
+    def call(self, inputs: Any, training: Optional[bool] = None) -> Any:
+        if not training or self.rate == 0:
+            return inputs
+        stddev = (self.rate / (1.0 - self.rate)) ** 0.5
+        return inputs * self._noise(inputs, 'multiplicative', stddev)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(rate=self.rate, seed=self.seed)
+        return config
+
+
+class _SpatialDropout(Dropout):
+    _rank = 0
+
+    def __init__(self, rate: float, data_format: Optional[str] = None,
+                 seed: Optional[int] = None, **kwargs: Any) -> None:
+        super().__init__(rate, seed=seed, **kwargs)
+        self.data_format = data_format or 'channels_last'
+        if self.data_format not in ('channels_last', 'channels_first'):
+            raise ValueError(f'{type(self).__name__}: argument data_format: expected '
+                             f"'channels_last' or 'channels_first', got {data_format!r}")
+
+    def call(self, inputs: Any, training: Optional[bool] = None) -> Any:
+        if inputs.ndim != self._rank + 2:
+            raise ValueError(f'{type(self).__name__} "{self.name}": expected inputs of rank '
+                             f'{self._rank + 2}, got shape {tuple(inputs.shape)}')
+        # One draw per sample and channel, shared over the spatial axes.
+        n = inputs.shape[0]
+        if self.data_format == 'channels_last':
+            self.noise_shape = (n,) + (1,) * self._rank + (inputs.shape[-1],)
+        else:
+            self.noise_shape = (n, inputs.shape[1]) + (1,) * self._rank
+        try:
+            return super().call(inputs, training=training)
+        finally:
+            self.noise_shape = None
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop('noise_shape', None)
+        config.update(data_format=self.data_format)
+        return config
+
+
+class SpatialDropout1D(_SpatialDropout):
+    """Drops whole feature channels of ``(batch, steps, channels)`` inputs in training."""
+
+    _rank = 1
+
+    def __init__(self, rate: float, seed: Optional[int] = None, **kwargs: Any) -> None:
+        kwargs.pop('data_format', None)
+        super().__init__(rate, seed=seed, **kwargs)
+
+
+class SpatialDropout2D(_SpatialDropout):
+    """Drops whole feature maps of ``(batch, rows, cols, channels)`` inputs in training."""
+
+    _rank = 2
+
+
+class SpatialDropout3D(_SpatialDropout):
+    """Drops whole feature volumes of rank-5 inputs in training."""
+
+    _rank = 3
+
+
+class ActivityRegularization(Layer):
+    """The identity, adding ``l1 * sum(|x|) + l2 * sum(x ** 2)`` to the model's losses.
+
+    Args:
+        l1, l2: The penalty factors.
+    """
+
+    def __init__(self, l1: float = 0.0, l2: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.l1 = float(l1)
+        self.l2 = float(l2)
+
+    def call(self, inputs: Any) -> Any:
+        penalty = 0.0
+        if self.l1:
+            penalty = penalty + self.l1 * F.sum(F.absolute(inputs))
+        if self.l2:
+            penalty = penalty + self.l2 * F.sum(F.square(inputs))
+        if isinstance(penalty, Variable):
+            self.add_loss(penalty)
+        return inputs
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(l1=self.l1, l2=self.l2)
+        return config
+
+
+class Identity(Layer):
+    """Returns its input unchanged (a placeholder layer)."""
+
+    def call(self, inputs: Any) -> Any:
+        return inputs
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+
+class UnitNormalization(Layer):
+    """Scales each sample to unit L2 norm along ``axis``: ``x / sqrt(max(sum(x ** 2), eps))``.
+
+    Args:
+        axis: The axis (or axes) of the norm, ``-1`` by default.
+    """
+
+    def __init__(self, axis: Any = -1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis = tuple(axis) if isinstance(axis, (list, tuple)) else (int(axis),)
+
+    def call(self, inputs: Any) -> Any:
+        x = inputs
+        squares = F.sum(F.square(x), axis=self.axis, keepdims=True)
+        eps = x.xp.full(squares.shape, 1e-12, dtype=x.dtype)
+        return x * F.broadcast_to(F.rsqrt(F.maximum(squares, eps)), x.shape)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(axis=list(self.axis) if len(self.axis) > 1 else self.axis[0])
+        return config
