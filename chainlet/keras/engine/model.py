@@ -1,26 +1,46 @@
-"""``Model``: functional (``Model(inputs, outputs)``) or subclassed (``class M(Model)``).
+"""``Model``: a layer made of layers, with training methods; the subclassing API.
 
-A functional model is a graph of layer calls recorded as Nodes; calling the model replays them
-(deepest depth first) and produces ordinary chainlet Variables and FunctionNodes. Training methods
-(``compile``, ``fit``, ...) come from :class:`~chainlet.keras.trainers.Trainer`.
+``keras.Model(inputs, outputs)`` returns a :class:`~chainlet.keras.engine.functional_model.
+Functional` (``Model.__new__`` hands it over, as Keras 3 does), which holds everything about
+the recorded graph; ``Model`` itself is what ``class MyModel(keras.Model)`` extends. Training
+methods (``compile``, ``fit``, ...) come from :class:`~chainlet.keras.trainers.Trainer`.
 """
 from __future__ import annotations
 
-import collections
 from typing import Any, Optional
 
-from chainlet.keras.engine import functional
 from chainlet.keras.engine.base_layer import Layer
-from chainlet.keras.engine.input_layer import InputLayer
-from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.trainers.trainer import Trainer
-from chainlet.keras.engine.tree import flatten, map_structure
+
+_functional_variants: dict = {}
+
+
+def _functional_args(args: tuple, kwargs: dict) -> bool:
+    """Whether a ``Model(...)`` call gives a graph: ``(inputs, outputs)`` positionally or
+    by keyword."""
+    return len(args) == 2 or (len(args) == 1 and 'outputs' in kwargs) or \
+        ('inputs' in kwargs and 'outputs' in kwargs)
+
+
+def _functional_variant(cls: type) -> type:
+    """``cls`` with ``Functional`` mixed in under it: a subclass of ``Model`` whose
+    ``__init__`` passes ``inputs``/``outputs`` to ``super().__init__`` (Keras 3 accepts that
+    pattern; the subclass's own methods still come first)."""
+    from chainlet.keras.engine.functional_model import Functional
+    if issubclass(cls, Functional):
+        return cls
+    variant = _functional_variants.get(cls)
+    if variant is None:
+        variant = type(cls.__name__, (cls, Functional),
+                       {'__module__': cls.__module__, '__qualname__': cls.__qualname__})
+        _functional_variants[cls] = variant
+    return variant
 
 
 class Model(Trainer, Layer):
     """A Layer made of layers, with training methods.
 
-    Functional use::
+    Functional use (returns a ``Functional``, still a ``Model``)::
 
         inputs = keras.Input(shape=(3,))
         x = keras.layers.Dense(4, activation='relu')(inputs)
@@ -35,107 +55,61 @@ class Model(Trainer, Layer):
         name: Model name.
     """
 
+    _is_graph_network = False
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> 'Model':
+        if cls is Model and _functional_args(args, kwargs):
+            from chainlet.keras.engine.functional_model import Functional
+            cls = Functional
+        return super().__new__(cls, *args, **kwargs)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        inputs = kwargs.pop('inputs', args[0] if args else None)
-        outputs = kwargs.pop('outputs', args[1] if len(args) > 1 else None)
+        if _functional_args(args, kwargs):
+            # A subclass calling super().__init__(inputs, outputs): it becomes functional.
+            from chainlet.keras.engine.functional_model import Functional
+            self.__class__ = _functional_variant(type(self))
+            Functional.__init__(self, *args, **kwargs)
+            return
         if len(args) > 2:
             raise TypeError(f'Model: expected at most 2 positional arguments (inputs, outputs), '
                             f'got {len(args)}')
+        if args or 'inputs' in kwargs or 'outputs' in kwargs:
+            raise ValueError('Model: a functional model needs both inputs= and outputs=')
         layer_kwargs = {k: kwargs.pop(k) for k in list(kwargs)
                         if k in ('name', 'trainable', 'dtype')}
         Layer.__init__(self, **layer_kwargs)
         if kwargs:
             raise TypeError(f'Model: unexpected keyword argument(s) {sorted(kwargs)}')
-        self.__dict__['_is_graph_network'] = False
         Trainer.__init__(self)
-        if inputs is not None or outputs is not None:
-            if inputs is None or outputs is None:
-                raise ValueError('Model: a functional model needs both inputs= and outputs=')
-            self._init_graph(inputs, outputs)
-
-    # -- functional graph --
 
     def _init_graph(self, inputs: Any, outputs: Any) -> None:
-        d = self.__dict__
-        flat_inputs = flatten(inputs)
-        flat_outputs = flatten(outputs)
-        for i, t in enumerate(flat_inputs):
-            if not isinstance(t, KerasTensor) or t._keras_history is None or \
-                    not isinstance(t._keras_history.layer, InputLayer):
-                raise ValueError(f'Model "{self.name}": inputs must be tensors created by '
-                                 f'keras.Input(...); input {i} is {t!r}')
-        nodes = functional.collect_nodes(flat_inputs, flat_outputs)
-        nodes_by_depth, layers_by_depth = functional.assign_depths(nodes, flat_inputs)
-        layers = functional.topological_layers(nodes_by_depth)
-        for t in flat_inputs:  # unused inputs still belong to the model
-            if t._keras_history.layer not in layers:
-                layers.insert(0, t._keras_history.layer)
-        counts = collections.Counter(layer.name for layer in layers)
-        dup = [n for n, c in counts.items() if c > 1]
-        if dup:
-            raise ValueError(f'Model "{self.name}": the name "{dup[0]}" is used '
-                             f'{counts[dup[0]]} times in the model. All layer names should be '
-                             f'unique.')
-        d['_nested_inputs'] = inputs
-        d['_nested_outputs'] = outputs
-        d['inputs'] = flat_inputs
-        d['outputs'] = flat_outputs
-        d['_nodes'] = nodes
-        d['nodes_by_depth'] = nodes_by_depth
-        d['layers_by_depth'] = layers_by_depth
-        d['_graph_layers'] = layers
-        d['_is_graph_network'] = True
-        d['input_names'] = [t._keras_history.layer.name for t in flat_inputs]
-        d['output_names'] = [t._keras_history.layer.name for t in flat_outputs]
-        sub = d['_sublayers']
-        for layer in layers:
-            sub[layer.name] = layer
-        self.built = True
+        from chainlet.keras.engine.functional_model import init_graph
+        init_graph(self, inputs, outputs)
 
     @property
     def layers(self) -> list:
-        """Layers in topological order (a functional model includes its InputLayers)."""
-        if self._is_graph_network:
-            return list(self._graph_layers)
+        """The layers assigned as attributes (in assignment order)."""
         return [layer for _, layer in self._child_items() if isinstance(layer, Layer)]
+
+    def _not_functional(self, what: str) -> AttributeError:
+        return AttributeError(f'Model "{self.name}" is not a functional model (it has no '
+                              f'graph), so it has no {what}')
 
     @property
     def input_layers(self) -> list:
-        return [t._keras_history.layer for t in self._graph('input_layers').inputs]
+        raise self._not_functional('input_layers')
 
     @property
     def output_layers(self) -> list:
-        return [t._keras_history.layer for t in self._graph('output_layers').outputs]
-
-    def _graph(self, what: str) -> 'Model':
-        if not self._is_graph_network:
-            raise AttributeError(f'Model "{self.name}" is not a functional model (it has no '
-                                 f'graph), so it has no {what}')
-        return self
-
-    @property
-    def input(self) -> Any:
-        """A functional model's input tensor(s), in the structure given to ``Model(inputs=)``."""
-        if self._is_graph_network:
-            return self._nested_inputs
-        return Layer.input.fget(self)
-
-    @property
-    def output(self) -> Any:
-        """A functional model's output tensor(s), in the structure given to ``Model(outputs=)``."""
-        if self._is_graph_network:
-            return self._nested_outputs
-        return Layer.output.fget(self)
+        raise self._not_functional('output_layers')
 
     @property
     def input_shape(self) -> Any:
-        shapes = [t.shape for t in self._graph('input_shape').inputs]
-        return shapes[0] if len(shapes) == 1 else shapes
+        raise self._not_functional('input_shape')
 
     @property
     def output_shape(self) -> Any:
-        shapes = [t.shape for t in self._graph('output_shape').outputs]
-        return shapes[0] if len(shapes) == 1 else shapes
+        raise self._not_functional('output_shape')
 
     def get_layer(self, name: Optional[str] = None, index: Optional[int] = None) -> Layer:
         """A layer by name or by index in :attr:`layers`."""
@@ -155,60 +129,11 @@ class Model(Trainer, Layer):
 
     # -- calling --
 
-    def compute_output_spec(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
-        if self._is_graph_network:
-            def copy(t: KerasTensor) -> KerasTensor:
-                return KerasTensor(t.shape, t.dtype)
-            return map_structure(copy, self._nested_outputs)
-        return super().compute_output_spec(inputs, *args, **kwargs)
-
-    def _flatten_call_inputs(self, inputs: Any) -> list:
-        if isinstance(inputs, dict):
-            missing = [n for n in self.input_names if n not in inputs]
-            if missing:
-                raise ValueError(f'Model "{self.name}": missing input(s) {missing}; the model '
-                                 f'inputs are {self.input_names}')
-            return [inputs[n] for n in self.input_names]
-        values = flatten(inputs)
-        if len(values) != len(self.inputs):
-            raise ValueError(f'Model "{self.name}" expects {len(self.inputs)} input(s), but it '
-                             f'received {len(values)} input tensors')
-        return values
-
-    def _check_spec(self, inputs: Any) -> None:
-        if not self._is_graph_network:
-            return super()._check_spec(inputs)
-        for i, (t, x) in enumerate(zip(self.inputs, self._flatten_call_inputs(inputs))):
-            if not hasattr(x, 'shape'):
-                continue
-            shape = tuple(x.shape)
-            want = t.shape
-            if len(shape) != len(want) or any(w is not None and w != s
-                                              for w, s in zip(want, shape)):
-                raise ValueError(f'Input {i} of model "{self.name}" is incompatible: expected '
-                                 f'shape {want}, got {shape}')
-
-    def _input_shapes(self, inputs: Any) -> Any:
-        return super()._input_shapes(inputs)
-
     def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
-        if not self._is_graph_network:
-            raise NotImplementedError(f'Model "{self.name}": a subclassed model must define '
-                                      f'call(self, inputs, training=None)')
-        values = [layer._cast_input(x) if isinstance(layer := t._keras_history.layer, Layer)
-                  else x for t, x in zip(self.inputs, self._flatten_call_inputs(inputs))]
-
-        def run_node(node: Any, args: Any, rest: tuple, kwargs: dict) -> Any:
-            kwargs = dict(kwargs)
-            kwargs.setdefault('training', training)
-            return node.layer(args, *rest, **kwargs)
-        return functional.run_graph(self.inputs, self._nested_outputs, self.nodes_by_depth,
-                                    values, run_node)
+        raise NotImplementedError(f'Model "{self.name}": a subclassed model must define '
+                                  f'call(self, inputs, training=None)')
 
     def build(self, input_shape: Any) -> None:
-        if self._is_graph_network:
-            self.built = True
-            return
         # A subclassed model builds its layers by running call once on zeros.
         import numpy
         import chainlet
@@ -222,12 +147,6 @@ class Model(Trainer, Layer):
     def _maybe_build(self, input_shape: Any) -> None:
         # Subclassed models are built by their first call (their layers build themselves).
         self.built = True
-
-    def get_config(self) -> dict:
-        if not self._is_graph_network:
-            return Layer.get_config(self)
-        from chainlet.keras.engine import serialization
-        return serialization.functional_config(self)
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> 'Model':

@@ -4,9 +4,18 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from chainlet.keras.engine.base_layer import Layer
+from chainlet.keras.engine.functional_model import Functional
 from chainlet.keras.engine.input_layer import InputLayer
 from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.engine.model import Model
+
+
+def _graph_or_model(name: str) -> property:
+    """A property read from ``Functional`` once the graph is built, else from ``Model``."""
+    def fget(self: 'Sequential') -> Any:
+        owner = Functional if self._is_graph_network else Model
+        return getattr(owner, name).fget(self)
+    return property(fget, doc=getattr(Functional, name).__doc__)
 
 
 class Sequential(Model):
@@ -142,7 +151,7 @@ class Sequential(Model):
 
     def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
         if self._is_graph_network:
-            return super().call(inputs, training=training)
+            return Functional.call(self, inputs, training=training)
         x = inputs
         for layer in self.layers:
             x = layer(x, training=training)
@@ -150,7 +159,22 @@ class Sequential(Model):
 
     def _check_spec(self, inputs: Any) -> None:
         if self._is_graph_network:
-            super()._check_spec(inputs)
+            Functional._check_spec(self, inputs)
+
+    # Once its graph is built, a Sequential answers as a functional model.
+    input = _graph_or_model('input')
+    output = _graph_or_model('output')
+    input_shape = _graph_or_model('input_shape')
+    output_shape = _graph_or_model('output_shape')
+    input_layers = _graph_or_model('input_layers')
+    output_layers = _graph_or_model('output_layers')
+
+    def compute_output_spec(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        owner = Functional if self._is_graph_network else Model
+        return owner.compute_output_spec(self, inputs, *args, **kwargs)
+
+    def _flatten_call_inputs(self, inputs: Any) -> list:
+        return Functional._flatten_call_inputs(self, inputs)
 
     def get_config(self) -> dict:
         from chainlet.keras.engine import serialization
