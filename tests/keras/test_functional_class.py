@@ -77,3 +77,15 @@ def test_sequential_answers_as_functional_once_built():
     model.build((None, 3))
     assert model.input_shape == (None, 3) and model.output_shape == (None, 2)
     assert not isinstance(model, Functional)
+
+
+def test_functional_subclass_is_saved_under_its_own_registered_class():
+    @keras.saving.register_keras_serializable(package='i16test')
+    class Registered(keras.Model):
+        def __init__(self, **kwargs):
+            inputs, outputs = _graph()
+            super().__init__(inputs, outputs, **kwargs)
+
+    config = keras.saving.serialize_keras_object(Registered(name='reg'))
+    assert config['class_name'] == 'Registered'
+    assert config['registered_name'] == 'i16test>Registered'

@@ -32,7 +32,8 @@ def _functional_variant(cls: type) -> type:
     variant = _functional_variants.get(cls)
     if variant is None:
         variant = type(cls.__name__, (cls, Functional),
-                       {'__module__': cls.__module__, '__qualname__': cls.__qualname__})
+                       {'__module__': cls.__module__, '__qualname__': cls.__qualname__,
+                        '_functional_base': cls})
         _functional_variants[cls] = variant
     return variant
 

@@ -51,7 +51,8 @@ def serialize_layer(layer: Any) -> dict:
     from chainlet.keras.engine.model import Model
     from chainlet.keras.saving import serialization_lib
     from chainlet.keras.saving.object_registration import _registered_name_or_none
-    cls = type(layer)
+    # a subclass that became functional is saved under the class its author wrote
+    cls = getattr(type(layer), '_functional_base', type(layer))
     class_name = cls.__name__
     if cls is Model and layer._is_graph_network:
         class_name = 'Functional'
