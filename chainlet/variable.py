@@ -231,7 +231,9 @@ class Variable:
         array([1., 3., 5.], dtype=float32)
     """
 
-    __slots__ = ('_data', '_node', '_grad_var', '__weakref__')
+    # ``_keras_mask``: the mask chainlet.keras's masking layers attach to their outputs (Keras's
+    # attribute name, read by Keras code); left unset (no cost) on every other Variable.
+    __slots__ = ('_data', '_node', '_grad_var', '_keras_mask', '__weakref__')
     # Make NumPy defer to our reflected operators (ndarray + Variable -> Variable.__radd__).
     __array_ufunc__ = None
     __array_priority__ = 200

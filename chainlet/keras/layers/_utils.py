@@ -7,7 +7,6 @@ bottom/right. Chainer's functions pad symmetrically, so the odd case is padded e
 """
 from __future__ import annotations
 
-import weakref
 from typing import Any, Optional, Sequence
 
 import numpy
@@ -111,33 +110,25 @@ def check_float(layer: str, x: Any) -> None:
         raise TypeError(f'{layer}: expected a floating-point input, got dtype {x.dtype}')
 
 
-# -- masks: Keras attaches a boolean (batch, time) mask to the output of Embedding(mask_zero=True);
-# Variables have __slots__, so masks are kept in a side table keyed by id with a weak reference
-# that removes the entry when the Variable dies.
-
-_MASKS: dict = {}
+# -- masks: Keras attaches a boolean (batch, time) mask to the output of Embedding(mask_zero=True)
+# and other masking layers; it travels on the Variable as ``_keras_mask`` (Keras's attribute), so
+# it lives and dies with the tensor.
 
 
 def set_mask(x: Any, mask: Any) -> None:
     """Attach ``mask`` (a boolean array or ``None``) to the Variable ``x``."""
     if not isinstance(x, Variable):
         return
-    key = id(x)
     if mask is None:
-        _MASKS.pop(key, None)
+        if getattr(x, '_keras_mask', None) is not None:
+            del x._keras_mask
         return
-
-    def drop(_: Any, key: int = key) -> None:
-        _MASKS.pop(key, None)
-    _MASKS[key] = (weakref.ref(x, drop), mask)
+    x._keras_mask = mask
 
 
 def get_mask(x: Any) -> Any:
     """The mask attached to ``x`` by a masking layer, or ``None``."""
-    entry = _MASKS.get(id(x))
-    if entry is None or entry[0]() is not x:
-        return None
-    return entry[1]
+    return getattr(x, '_keras_mask', None)
 
 
 def mask_array(mask: Any) -> Any:
