@@ -36,6 +36,8 @@ from chainlet.keras.layers.regularization import (  # noqa: F401,E402
 from chainlet.keras.layers.augmentation import (  # noqa: F401,E402
     CenterCrop, RandomContrast, RandomCrop, RandomFlip, RandomRotation, RandomTranslation,
     RandomZoom, Resizing)
+from chainlet.keras.layers.rnn_cells import (  # noqa: F401,E402
+    RNN, GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells)
 from chainlet.keras.layers.attention import (  # noqa: F401,E402
     AdditiveAttention, Attention, GroupedQueryAttention, GroupQueryAttention,
     MultiHeadAttention)
