@@ -23,7 +23,7 @@ from typing import Any, Optional
 import numpy
 
 from chainlet import Variable, backend
-from chainlet.keras.engine.tree import flatten
+from chainlet.keras.engine.tree import flatten, pack
 from chainlet.keras.utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 
 
@@ -34,22 +34,6 @@ def to_array(x: Any) -> Any:
     if backend.is_array(x):
         return x
     return numpy.asarray(x)
-
-
-def pack(template: Any, leaves: Any) -> Any:
-    """Rebuild ``template``'s structure from ``leaves`` in :func:`flatten`'s order."""
-    # A module-level recursion, not a nested closure: a closure that calls itself is a reference
-    # cycle (function -> cell -> function), which left garbage behind at every batch.
-    return _build(template, iter(leaves))
-
-
-def _build(t: Any, it: Any) -> Any:
-    if isinstance(t, dict):
-        built = {k: _build(t[k], it) for k in sorted(t)}
-        return {k: built[k] for k in t}
-    if isinstance(t, (list, tuple)):
-        return type(t)(_build(v, it) for v in t)
-    return next(it)
 
 
 class ArrayData:
