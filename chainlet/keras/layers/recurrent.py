@@ -51,9 +51,6 @@ class _RNN(Layer):
         where = self._where
         if isinstance(units, bool) or not isinstance(units, (int, numpy.integer)) or units <= 0:
             raise ValueError(f'{where}: argument units: expected a positive int, got {units!r}')
-        if stateful:
-            raise ValueError(f'{where}: stateful=True is not supported; pass the final states '
-                             f'(return_state=True) as initial_state of the next call instead')
         for arg, rate in (('dropout', dropout), ('recurrent_dropout', recurrent_dropout)):
             if not 0 <= rate < 1:
                 raise ValueError(f'{where}: argument {arg}: expected a float in [0, 1), '
@@ -74,7 +71,9 @@ class _RNN(Layer):
         self.seed = seed
         self._rng = None if seed is None else numpy.random.default_rng(seed)
         self.return_sequences, self.return_state = bool(return_sequences), bool(return_state)
-        self.go_backwards, self.stateful, self.unroll = bool(go_backwards), False, bool(unroll)
+        self.go_backwards, self.unroll = bool(go_backwards), bool(unroll)
+        self.stateful = bool(stateful)
+        self.states = None   # the carried states of a stateful layer (arrays), see call()
         self.zero_output_for_mask = bool(zero_output_for_mask)
         self.input_spec = InputSpec(ndim=3)
 
@@ -126,6 +125,8 @@ class _RNN(Layer):
         if self.go_backwards:
             x = F.flip(x, 1)
             mask = None if mask is None else mask[:, ::-1]
+        if initial_state is None and self.stateful and self.states is not None:
+            initial_state = self.states
         states = self._initial_states(x, initial_state)
         xp = x.xp
         if training and self.dropout > 0:
@@ -153,9 +154,25 @@ class _RNN(Layer):
             set_mask(result, out_mask)
         else:
             result = outputs[-1]
+        if self.stateful:
+            # Keras's cross-batch statefulness: the next call starts from these states (as
+            # values: no gradient flows into the previous batch).
+            self.states = [s.array.copy() for s in states]
         if self.return_state:
             return [result] + list(states)
         return result
+
+    def reset_states(self, states: Any = None) -> None:
+        """Forget the carried states of a stateful layer (zeros at the next call), or set
+        them to ``states``."""
+        if states is None:
+            self.states = None
+            return
+        states = states if isinstance(states, (list, tuple)) else [states]
+        self.states = [s.array.copy() if isinstance(s, Variable) else numpy.asarray(s)
+                       for s in states]
+
+    reset_state = reset_states
 
     def _dropout_mask(self, xp: Any, shape: tuple, rate: float, dtype: Any) -> Any:
         rng = self._rng if self._rng is not None else numpy.random
@@ -213,7 +230,7 @@ class _RNN(Layer):
             bias_regularizer=regularizers.serialize(self.bias_regularizer),
             dropout=self.dropout, recurrent_dropout=self.recurrent_dropout, seed=self.seed,
             return_sequences=self.return_sequences, return_state=self.return_state,
-            go_backwards=self.go_backwards, stateful=False, unroll=self.unroll)
+            go_backwards=self.go_backwards, stateful=self.stateful, unroll=self.unroll)
         if self.zero_output_for_mask:
             config['zero_output_for_mask'] = True
         return config
@@ -234,7 +251,9 @@ _RNN_ARGS = """units: Size of the output and of each state.
             the last ``(batch, units)``.
         return_state: Also return the final state(s): ``[output, *states]``.
         go_backwards: Process the sequence in reverse (the returned sequence is reversed too).
-        stateful: Not supported (``True`` raises ``ValueError``).
+        stateful: Carry the final states of each call over as the initial states of the next
+            (sample ``i`` of a batch continues sample ``i`` of the previous one);
+            ``reset_states()`` forgets them, ``layer.states`` holds them.
         unroll: Accepted and ignored (the loop is always a Python loop).
 
     Call arguments:

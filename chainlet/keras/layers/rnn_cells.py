@@ -160,7 +160,8 @@ class RNN(Layer):
             last.
         return_state: Also return the final states: ``[output, *states]``.
         go_backwards: Process the sequence in reverse.
-        stateful: Not supported (``True`` raises ``ValueError``).
+        stateful: Carry the final states of each call over as the initial states of the next;
+            ``reset_states()`` forgets them, ``layer.states`` holds them.
         unroll: Accepted and ignored (the loop is always a Python loop).
         zero_output_for_mask: Output zeros at masked steps instead of the previous output.
 
@@ -183,12 +184,11 @@ class RNN(Layer):
         if not hasattr(cell, 'state_size') or not callable(getattr(cell, 'call', None)):
             raise ValueError(f'RNN "{self.name}": argument cell: expected a layer with '
                              f'call(inputs, states) and a state_size, got {cell!r}')
-        if stateful:
-            raise ValueError(f'RNN "{self.name}": stateful=True is not supported; pass the '
-                             f'final states (return_state=True) as initial_state instead')
         self.cell = cell
         self.return_sequences, self.return_state = bool(return_sequences), bool(return_state)
-        self.go_backwards, self.stateful, self.unroll = bool(go_backwards), False, bool(unroll)
+        self.go_backwards, self.unroll = bool(go_backwards), bool(unroll)
+        self.stateful = bool(stateful)
+        self.states = None   # the carried states of a stateful layer (arrays)
         self.zero_output_for_mask = bool(zero_output_for_mask)
 
     def build(self, input_shape: Any) -> None:
@@ -219,6 +219,8 @@ class RNN(Layer):
         batch, steps, xp = first.shape[0], first.shape[1], first.xp
         mask = mask_array(mask) if mask is not None else get_mask(first)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
+        if initial_state is None and self.stateful and self.states is not None:
+            initial_state = self.states
         states = self._initial_states(batch, xp, first.dtype, initial_state)
         single_state = len(states) == 1 and isinstance(self.cell.state_size, numbers.Integral)
         outputs, previous = [], None
@@ -249,9 +251,21 @@ class RNN(Layer):
             result = pack_sequence_as(outputs[0], stacked)
         else:
             result = outputs[-1]
+        if self.stateful:  # the next call starts from these values (no gradient across calls)
+            self.states = [st.array.copy() for st in states]
         if self.return_state:
             return [result] + list(states)
         return result
+
+    def reset_states(self, states: Any = None) -> None:
+        """Forget the carried states (zeros at the next call), or set them to ``states``."""
+        if states is None:
+            self.states = None
+            return
+        states = states if isinstance(states, (list, tuple)) else [states]
+        self.states = [st.array.copy() if isinstance(st, Variable) else st for st in states]
+
+    reset_state = reset_states
 
     def compute_output_spec(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         return self._infer_output_spec(inputs, args, kwargs)
@@ -261,7 +275,7 @@ class RNN(Layer):
         config = super().get_config()
         config.update(cell=serialize(self.cell), return_sequences=self.return_sequences,
                       return_state=self.return_state, go_backwards=self.go_backwards,
-                      stateful=False, unroll=self.unroll,
+                      stateful=self.stateful, unroll=self.unroll,
                       zero_output_for_mask=self.zero_output_for_mask)
         return config
 

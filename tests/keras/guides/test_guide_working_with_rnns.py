@@ -2,10 +2,7 @@
 and fchollet, Apache-2.0), adapted: the guide's cells in order, with ``import keras`` replaced
 by ``from chainlet import keras``. A ``# changed:`` comment marks every other line that
 differs: synthetic MNIST rows and random data in smaller sizes, ``keras.ops``/``keras.tree`` for
-the TensorFlow calls of the nested cell, and no ``tf.device``/matplotlib. The cross-batch
-statefulness section (``stateful=True``, ``reset_states``, ``layer.states``) is left out:
-chainlet's recurrent layers take the states explicitly (``return_state``/``initial_state``),
-see docs/keras.md.
+the TensorFlow calls of the nested cell, and no ``tf.device``/matplotlib.
 """
 from __future__ import annotations
 
@@ -49,6 +46,32 @@ def test_built_in_rnn_layers_outputs_and_states():
     model.summary()
     out = model([np.random.randint(0, 1000, (3, 4)), np.random.randint(0, 2000, (3, 6))])
     assert out.shape == (3, 10)
+
+
+def test_cross_batch_statefulness_and_state_reuse():
+    paragraph1 = np.random.random((20, 10, 50)).astype(np.float32)
+    paragraph2 = np.random.random((20, 10, 50)).astype(np.float32)
+    paragraph3 = np.random.random((20, 10, 50)).astype(np.float32)
+    lstm_layer = layers.LSTM(64, stateful=True)
+    output = lstm_layer(paragraph1)
+    output = lstm_layer(paragraph2)
+    output = lstm_layer(paragraph3)
+    lstm_layer.reset_states()
+    # changed: added, after the reset the layer starts again from zero states
+    np.testing.assert_allclose(ops.convert_to_numpy(lstm_layer(paragraph1)),
+                               ops.convert_to_numpy(
+                                   lstm_layer(paragraph1, initial_state=[
+                                       np.zeros((20, 64)), np.zeros((20, 64))])),
+                               rtol=1e-5, atol=1e-6)
+    assert output.shape == (20, 64)
+
+    lstm_layer = layers.LSTM(64, stateful=True)
+    output = lstm_layer(paragraph1)
+    output = lstm_layer(paragraph2)
+    existing_state = lstm_layer.states
+    new_lstm_layer = layers.LSTM(64)
+    new_output = new_lstm_layer(paragraph3, initial_state=existing_state)
+    assert new_output.shape == (20, 64)
 
 
 def test_bidirectional():

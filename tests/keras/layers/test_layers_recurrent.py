@@ -114,8 +114,6 @@ def test_initial_state_and_errors():
     np.testing.assert_allclose(out, lstm_ref(X, *weights, h=h0, c=c0)[0][:, -1], atol=1e-12)
     with pytest.raises(ValueError, match='2 state'):
         lstm(X, initial_state=[h0])
-    with pytest.raises(ValueError, match='stateful'):
-        layers.LSTM(4, stateful=True)
     with pytest.raises(ValueError, match=r'expected ndim=3'):
         layers.GRU(2)(np.zeros((2, 3), np.float32))
 
@@ -191,3 +189,30 @@ def test_rnn_in_functional_model_with_states():
     model = keras.Model(inputs, [out, h])
     a, b = model(X.astype(np.float32))
     assert a.shape == (3, 2) and b.shape == (3, 3)
+
+
+@pytest.mark.parametrize('cls', [layers.LSTM, layers.GRU, layers.SimpleRNN])
+def test_stateful_carries_states_across_calls_until_reset(cls):
+    # Keras's cross-batch statefulness: two halves of a sequence give the whole sequence's
+    # result; reset_states() starts again from zeros.
+    rng = np.random.default_rng(5)
+    seq = rng.standard_normal((3, 6, 2))
+    whole = cls(4, dtype='float64')
+    whole(seq)
+    stateful = cls(4, dtype='float64', stateful=True)
+    stateful(seq[:, :3])
+    stateful.set_weights(whole.get_weights())
+    stateful.reset_states()
+    stateful(seq[:, :3])
+    second = stateful(seq[:, 3:]).array
+    np.testing.assert_allclose(second, whole(seq).array, atol=1e-12)
+    assert len(stateful.states) == (2 if cls is layers.LSTM else 1)
+    stateful.reset_states()
+    np.testing.assert_allclose(stateful(seq[:, :3]).array, whole(seq[:, :3]).array,
+                               atol=1e-12)
+    fresh = cls(4, dtype='float64')
+    fresh(seq)
+    fresh.set_weights(whole.get_weights())
+    np.testing.assert_allclose(fresh(seq[:, 3:], initial_state=stateful.states).array,
+                               stateful(seq[:, 3:]).array, atol=1e-12)
+    assert cls.from_config(stateful.get_config()).stateful

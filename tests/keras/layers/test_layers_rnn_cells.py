@@ -110,10 +110,22 @@ def test_user_cell_with_nested_inputs_and_states():
 def test_rnn_argument_checks_and_config():
     with pytest.raises(ValueError, match='state_size'):
         layers.RNN(layers.Dense(3))
-    with pytest.raises(ValueError, match='stateful'):
-        layers.RNN(layers.LSTMCell(2), stateful=True)
     rnn = layers.RNN([layers.LSTMCell(3), layers.GRUCell(2, reset_after=False)],
                      return_sequences=True)
     clone = layers.deserialize(layers.serialize(rnn))
     assert [type(c).__name__ for c in clone.cell.cells] == ['LSTMCell', 'GRUCell']
     assert clone.cell.cells[1].reset_after is False and clone.return_sequences
+
+
+def test_rnn_stateful_matches_one_long_call():
+    seq = np.random.RandomState(4).randn(2, 6, 3).astype(np.float32)
+    whole = layers.RNN(layers.GRUCell(4))
+    whole(seq)
+    stateful = layers.RNN(layers.GRUCell(4), stateful=True)
+    stateful(seq[:, :2])
+    stateful.set_weights(whole.get_weights())
+    stateful.reset_states()
+    stateful(seq[:, :2])
+    stateful(seq[:, 2:4])
+    np.testing.assert_allclose(_np(stateful(seq[:, 4:])), _np(whole(seq)), rtol=1e-5,
+                               atol=1e-6)
