@@ -141,7 +141,10 @@ def get_extracted(archive: str, origin: str, target: str, member: Optional[str],
                 name = os.path.normpath(info.name)
                 if name.startswith(('..', os.sep)) or not (info.isfile() or info.isdir()):
                     raise ValueError(f'{where}: {path} has an unsafe member {info.name!r}')
-            tar.extractall(tmp)
+            if hasattr(tarfile, 'data_filter'):  # PEP 706 (3.12; backported to 3.10.12+)
+                tar.extractall(tmp, filter='data')
+            else:
+                tar.extractall(tmp)
         source = tmp if member is None else os.path.join(tmp, member)
         if not os.path.isdir(source):
             raise ValueError(f'{where}: {path} has no folder {member!r}')
