@@ -6,6 +6,8 @@ Workloads (issue "core engine", item 12):
   * a 100,000-op deep chain, forward+backward
   * double backward of sum(tanh(x) ** 3) on shape (1000,)
   * peak memory of 50 chained tanh on 4M float32 elements (forward+backward)
+  * an MLP step 784-1000-1000-10 (ReLU, softmax cross entropy, SGD) at batch 100 against the same
+    arithmetic written by hand in NumPy (the floor the engine adds its overhead to)
 
 Run: python benchmarks/bench_core.py [--repeat N]
 """
@@ -20,6 +22,7 @@ import numpy as np
 
 import chainlet
 import chainlet.functions as F
+import chainlet.links  # noqa: F401  (chainlet.links.Linear)
 
 
 def best_of(fn, repeat):
@@ -50,6 +53,54 @@ def numpy_chain(x, n):
         y = y * c
         y = y + c
     return y
+
+
+def numpy_mlp_step(params, x, t, lr):
+    """One SGD step of the MLP, by hand: what chainlet's step computes, with no engine."""
+    (w1, b1), (w2, b2), (w3, b3) = params
+    h1 = x @ w1.T + b1
+    a1 = np.maximum(h1, 0)
+    h2 = a1 @ w2.T + b2
+    a2 = np.maximum(h2, 0)
+    y = a2 @ w3.T + b3
+    y = y - y.max(axis=1, keepdims=True)
+    e = np.exp(y)
+    p = e / e.sum(axis=1, keepdims=True)
+    n = len(t)
+    g = p
+    g[np.arange(n), t] -= 1
+    g /= n
+    grads = [(g.T @ a2, g.sum(0))]
+    g = (g @ w3) * (h2 > 0)
+    grads.append((g.T @ a1, g.sum(0)))
+    g = (g @ w2) * (h1 > 0)
+    grads.append((g.T @ x, g.sum(0)))
+    for (w, b), (gw, gb) in zip(params, reversed(grads)):
+        w -= lr * gw
+        b -= lr * gb
+
+
+def mlp_step_times(repeat):
+    rng = np.random.default_rng(0)
+    sizes = (784, 1000, 1000, 10)
+    x = rng.standard_normal((100, 784)).astype(np.float32)
+    t = rng.integers(0, 10, 100).astype(np.int32)
+    model = chainlet.Sequential(*[chainlet.links.Linear(a, b) for a, b in zip(sizes, sizes[1:])])
+    params = [(layer.W.array.copy(), layer.b.array.copy()) for layer in model]
+    opt = chainlet.optimizers.SGD(lr=0.01).setup(model)
+    l1, l2, l3 = list(model)
+
+    def step():
+        h = F.relu(l1(x))
+        h = F.relu(l2(h))
+        loss = F.softmax_cross_entropy(l3(h), t)
+        model.cleargrads()
+        loss.backward()
+        opt.update()
+    for _ in range(3):
+        step()
+        numpy_mlp_step(params, x, t, 0.01)
+    return best_of(lambda: numpy_mlp_step(params, x, t, 0.01), repeat), best_of(step, repeat)
 
 
 def main():
@@ -120,6 +171,10 @@ def main():
     del y
     print(f'peak memory of 50 tanh on 4M float32 (fwd+bwd): {peak / nbytes:.2f} arrays '
           f'(50 retained outputs + working arrays; x itself excluded)')
+
+    t_np_mlp, t_mlp = mlp_step_times(r)
+    print(f'MLP step 784-1000-1000-10, batch 100: numpy by hand {t_np_mlp * 1e3:6.2f} ms, '
+          f'chainlet {t_mlp * 1e3:6.2f} ms ({t_mlp / t_np_mlp:.3f}x)')
 
 
 if __name__ == '__main__':
