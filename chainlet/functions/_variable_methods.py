@@ -69,7 +69,7 @@ def install() -> None:
         'T': property(_T), 'reshape': _reshape_method, 'transpose': _transpose_method,
         'sum': _sum_method, 'mean': _mean_method, '__getitem__': _getitem,
         '__neg__': bm.neg, '__pos__': _pos, '__abs__': bm.absolute,
-        '__add__': bm.add, '__radd__': bm.reflect(bm.add),
+        '__add__': bm.add2, '__radd__': bm.reflect(bm.add2),
         '__sub__': bm.sub, '__rsub__': bm.rsub,
         '__mul__': bm.mul, '__rmul__': bm.reflect(bm.mul),
         '__truediv__': bm.div, '__rtruediv__': bm.rdiv,

@@ -435,26 +435,30 @@ def add(*xs: Any) -> Variable:
         array([3., 3.])
     """
     if len(xs) == 2:
-        lhs, rhs = xs
-        tl, tr = type(lhs), type(rhs)
-        if tl in _TENSOR_TYPES and tr in _TENSOR_TYPES and (
-                tl is tr or (lhs._data if tl is Variable else lhs).dtype is
-                (rhs._data if tr is Variable else rhs).dtype):
-            return Add().apply(xs)[0]
-        if tr is float or tr is int:  # a Python number: the common case
-            return AddConstant(rhs).apply((lhs,))[0]
-        if _is_scalar(rhs):
-            return AddConstant(_scalar(rhs)).apply((lhs,))[0]
-        if _is_scalar(lhs):
-            return AddConstant(_scalar(lhs)).apply((rhs,))[0]
-        rhs = _as_constant_of(lhs, rhs)
-        lhs = _as_constant_of(rhs, lhs)
-        xs = (lhs, rhs)
+        return add2(*xs)
     if len(xs) < 2:
         if len(xs) == 1:
             return xs[0] if isinstance(xs[0], Variable) else Variable(xs[0], requires_grad=False)
         raise TypeError('add: expected at least one operand')
     return Add().apply(tuple(_operand('add', x) for x in xs))[0]
+
+
+def add2(lhs: Any, rhs: Any) -> Variable:
+    """``lhs + rhs`` (:func:`add` of two operands; ``Variable.__add__``)."""
+    tl, tr = type(lhs), type(rhs)
+    if tl in _TENSOR_TYPES and tr in _TENSOR_TYPES and (
+            tl is tr or (lhs._data if tl is Variable else lhs).dtype is
+            (rhs._data if tr is Variable else rhs).dtype):
+        return Add().apply((lhs, rhs))[0]
+    if tr is float or tr is int:  # a Python number: the common case
+        return AddConstant(rhs).apply((lhs,))[0]
+    if _is_scalar(rhs):
+        return AddConstant(_scalar(rhs)).apply((lhs,))[0]
+    if _is_scalar(lhs):
+        return AddConstant(_scalar(lhs)).apply((rhs,))[0]
+    rhs = _as_constant_of(lhs, rhs)
+    lhs = _as_constant_of(rhs, lhs)
+    return Add().apply((_operand('add', lhs), _operand('add', rhs)))[0]
 
 
 def sub(lhs: Any, rhs: Any) -> Variable:
