@@ -34,6 +34,12 @@ def get_link_hooks() -> collections.OrderedDict:
     return _hooks.links.hooks
 
 
+def any_link_hooks_registered() -> bool:
+    """Whether a thread-wide link hook is registered in any thread: a cheap test (one integer)
+    for code that calls links its own way and must otherwise skip :func:`get_link_hooks`."""
+    return _hooks.links.active > 0
+
+
 class _ForwardPreprocessCallbackArgs:
     """What :meth:`LinkHook.forward_preprocess` receives.
 

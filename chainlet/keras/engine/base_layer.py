@@ -27,7 +27,7 @@ from chainlet.keras.engine.input_spec import InputSpec
 from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.engine.node import Node
 from chainlet.keras.engine.tree import flatten, map_structure
-from chainlet.link_hook import get_link_hooks
+from chainlet.link_hook import any_link_hooks_registered, get_link_hooks
 
 _name_counts: collections.Counter = collections.Counter()
 _name_lock = threading.Lock()
@@ -490,10 +490,12 @@ class Layer(Chain):
         flat = flatten((inputs, rest, kwargs))
         if any(isinstance(t, KerasTensor) for t in flat):
             return self._call_symbolic(inputs, rest, kwargs)
-        thread_hooks = get_link_hooks()
-        local_hooks = self.local_link_hooks
-        if thread_hooks or local_hooks:
-            return self._call_with_link_hooks(thread_hooks, local_hooks, args, kwargs)
+        # Link's own per-layer hook table (None until add_hook), read as Link.__call__ does
+        local_hooks = self._local_link_hooks
+        if local_hooks or any_link_hooks_registered():
+            thread_hooks = get_link_hooks()
+            if thread_hooks or local_hooks:
+                return self._call_with_link_hooks(thread_hooks, local_hooks, args, kwargs)
         return self._call_eager(inputs, rest, kwargs)
 
     def _call_with_link_hooks(self, thread_hooks: Any, local_hooks: Any, args: tuple,
