@@ -29,5 +29,6 @@ from chainlet.keras import optimizers, utils  # noqa: F401,E402
 from chainlet.keras import ops, random  # noqa: F401,E402
 from chainlet.keras import saving  # noqa: F401,E402
 from chainlet.keras import tree  # noqa: F401,E402
+from chainlet.keras import preprocessing  # noqa: F401,E402
 from chainlet.keras import datasets  # noqa: F401,E402
 from chainlet.keras import applications  # noqa: F401,E402
