@@ -29,7 +29,7 @@ from chainlet.keras.layers.link_layer import LinkLayer  # noqa: F401,E402
 from chainlet.keras.layers.activation_layers import (  # noqa: F401
     ELU, LeakyReLU, PReLU, ReLU, Rescaling, Softmax)
 from chainlet.keras.layers.preprocessing import (  # noqa: F401,E402
-    CategoryEncoding, IntegerLookup, Normalization, StringLookup)
+    CategoryEncoding, IntegerLookup, Normalization, StringLookup, TextVectorization)
 from chainlet.keras.layers.regularization import (  # noqa: F401,E402
     ActivityRegularization, GaussianDropout, GaussianNoise, Identity, SpatialDropout1D,
     SpatialDropout2D, SpatialDropout3D, UnitNormalization)

@@ -1,5 +1,5 @@
-"""Preprocessing layers: ``Normalization``, ``CategoryEncoding``, ``IntegerLookup`` and
-``StringLookup`` (Keras 3's names, arguments and index layout).
+"""Preprocessing layers: ``Normalization``, ``CategoryEncoding``, ``IntegerLookup``,
+``StringLookup`` and ``TextVectorization`` (Keras 3's names, arguments and index layout).
 
 Design: these layers learn their state from data with ``adapt(data)`` (NumPy arrays, lists, or an
 iterable of batches such as a ``keras.utils.PyDataset`` yielding ``x`` or ``(x, y)``), or take
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import collections
 import numbers
+import re
 from typing import Any, Iterable, Optional
 
 import numpy
@@ -36,7 +37,8 @@ from chainlet import Variable
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.engine.keras_tensor import KerasTensor
 
-__all__ = ['CategoryEncoding', 'IntegerLookup', 'Normalization', 'StringLookup']
+__all__ = ['CategoryEncoding', 'IntegerLookup', 'Normalization', 'StringLookup',
+           'TextVectorization']
 
 _OUTPUT_MODES = ('int', 'one_hot', 'multi_hot', 'count')
 
@@ -498,3 +500,187 @@ class StringLookup(_Lookup):
                                                 x.dtype.kind in 'USO'):
                 return self.call(numpy.asarray(x))
         return super().__call__(*args, **kwargs)
+
+
+_PUNCTUATION = re.compile(r'[!"#$%&()\*\+,\-\./:;<=>?@\[\\\]^_`{|}~\']')
+
+
+class TextVectorization(Layer):
+    """Strings to token indices or token-count vectors: standardize, split, form n-grams, then
+    look tokens up in a vocabulary (``['', '[UNK]', ...]`` for ``output_mode='int'``,
+    ``['[UNK]', ...]`` otherwise), as Keras's ``TextVectorization``.
+
+    Args:
+        max_tokens: Largest vocabulary size ``adapt`` may produce (special tokens included).
+        standardize: ``'lower_and_strip_punctuation'`` (default), ``'lower'``,
+            ``'strip_punctuation'``, ``None``, or a callable on one Python string.
+        split: ``'whitespace'`` (default), ``'character'``, ``None`` (the whole string is one
+            token), or a callable returning a list of tokens.
+        ngrams: ``None``, an int ``n`` (1- to n-grams) or a tuple of n-gram orders.
+        output_mode: ``'int'``, ``'multi_hot'``, ``'count'`` or ``'tf_idf'``.
+        output_sequence_length: With ``'int'``, pad or cut every row to this length
+            (otherwise rows are padded to the longest in the batch).
+        pad_to_max_tokens: With the vector modes, make the output ``max_tokens`` wide.
+        vocabulary: A list of tokens (or a file with one per line) instead of ``adapt``.
+        idf_weights: With ``'tf_idf'`` and a given vocabulary, one weight per token.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import keras
+        >>> layer = keras.layers.TextVectorization(output_sequence_length=4)
+        >>> layer.adapt(["The cat sat.", "the cat!"])
+        >>> layer.get_vocabulary()
+        ['', '[UNK]', 'cat', 'the', 'sat']
+        >>> layer(["the dog sat"]).array
+        array([[3, 1, 4, 0]])
+    """
+
+    def __init__(self, max_tokens: Optional[int] = None,
+                 standardize: Any = 'lower_and_strip_punctuation', split: Any = 'whitespace',
+                 ngrams: Any = None, output_mode: str = 'int',
+                 output_sequence_length: Optional[int] = None, pad_to_max_tokens: bool = False,
+                 vocabulary: Any = None, idf_weights: Any = None, **kwargs: Any) -> None:
+        kwargs.pop('sparse', None)
+        kwargs.pop('ragged', None)
+        kwargs.pop('encoding', None)
+        super().__init__(**kwargs)
+        self.output_mode = _check_mode('TextVectorization', output_mode,
+                                       ('int', 'multi_hot', 'count', 'tf_idf'))
+        if standardize not in (None, 'lower_and_strip_punctuation', 'lower',
+                               'strip_punctuation') and not callable(standardize):
+            raise ValueError(f'TextVectorization: argument standardize: expected None, '
+                             f"'lower_and_strip_punctuation', 'lower', 'strip_punctuation' "
+                             f'or a callable, got {standardize!r}')
+        if split not in (None, 'whitespace', 'character') and not callable(split):
+            raise ValueError(f"TextVectorization: argument split: expected None, 'whitespace', "
+                             f"'character' or a callable, got {split!r}")
+        if isinstance(ngrams, numbers.Integral):
+            ngrams = tuple(range(1, int(ngrams) + 1))
+        self.ngrams = tuple(ngrams) if ngrams is not None else None
+        self.standardize, self.split = standardize, split
+        self.max_tokens = max_tokens
+        self.output_sequence_length = output_sequence_length
+        self.pad_to_max_tokens = bool(pad_to_max_tokens)
+        self._lookup = StringLookup(max_tokens=max_tokens,
+                                    mask_token='' if output_mode == 'int' else None,
+                                    output_mode='int', name=f'{self.name}_lookup')
+        self._idf = None
+        if vocabulary is not None:
+            self.set_vocabulary(vocabulary, idf_weights)
+
+    # -- text to tokens --
+
+    def _tokens(self, text: Any) -> list:
+        text = text.decode('utf-8') if isinstance(text, bytes) else str(text)
+        mode = self.standardize
+        if callable(mode):
+            text = mode(text)
+        else:
+            if mode in ('lower', 'lower_and_strip_punctuation'):
+                text = text.lower()
+            if mode in ('strip_punctuation', 'lower_and_strip_punctuation'):
+                text = _PUNCTUATION.sub('', text)
+        if callable(self.split):
+            tokens = list(self.split(text))
+        elif self.split == 'whitespace':
+            tokens = text.split()
+        elif self.split == 'character':
+            tokens = list(text)
+        else:
+            tokens = [text]
+        if self.ngrams is None:
+            return tokens
+        out = []
+        for n in self.ngrams:
+            out.extend(' '.join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+        return out
+
+    def _documents(self, data: Any) -> list:
+        docs = []
+        for batch in _batches(data):
+            docs.extend(numpy.asarray(batch).reshape(-1).tolist())
+        return docs
+
+    # -- vocabulary --
+
+    def adapt(self, data: Any, steps: Optional[int] = None) -> None:
+        """Learn the vocabulary (and, for ``'tf_idf'``, the IDF weights) from strings."""
+        docs = [self._tokens(d) for d in self._documents(data)]
+        self._lookup.adapt([t for doc in docs for t in doc] or [''])
+        if self.output_mode == 'tf_idf':
+            vocab = self._lookup.get_vocabulary(include_special_tokens=False)
+            df = collections.Counter(t for doc in docs for t in set(doc))
+            idf = [numpy.log(1 + len(docs) / (1 + df[t])) for t in vocab]
+            self._idf = numpy.asarray([numpy.mean(idf) if idf else 0.0] + idf, 'float32')
+
+    def set_vocabulary(self, vocabulary: Any, idf_weights: Any = None) -> None:
+        """Use ``vocabulary`` (tokens without the special ones, or a file of them)."""
+        self._lookup.set_vocabulary(vocabulary)
+        if self.output_mode == 'tf_idf':
+            if idf_weights is None:
+                raise ValueError('TextVectorization: output_mode="tf_idf" with a given '
+                                 'vocabulary needs idf_weights')
+            idf = numpy.asarray(idf_weights, 'float32').reshape(-1)
+            self._idf = numpy.concatenate([[idf.mean()], idf]).astype('float32')
+
+    def get_vocabulary(self, include_special_tokens: bool = True) -> list:
+        """The tokens in index order."""
+        return self._lookup.get_vocabulary(include_special_tokens)
+
+    def vocabulary_size(self) -> int:
+        """The number of indices, special tokens included."""
+        return self._lookup.vocabulary_size()
+
+    # -- call --
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Strings are not numbers: they go to call() as they are, never into Variables.
+        if args and isinstance(args[0], (list, tuple, str, numpy.ndarray)):
+            return self.call(args[0])
+        return super().__call__(*args, **kwargs)
+
+    def call(self, inputs: Any) -> Any:
+        texts = numpy.asarray(inputs, dtype=object).reshape(-1).tolist() \
+            if not isinstance(inputs, str) else [inputs]
+        rows = []
+        for text in texts:
+            tokens = self._tokens(text)
+            rows.append(chainlet.backend.to_cpu(
+                self._lookup(numpy.asarray(tokens, dtype=object)).array)
+                if tokens else numpy.zeros((0,), 'int64'))
+        if self.output_mode == 'int':
+            length = self.output_sequence_length
+            if length is None:
+                length = max([len(r) for r in rows] + [0])
+            out = numpy.zeros((len(rows), length), 'int64')
+            for i, r in enumerate(rows):
+                r = numpy.asarray(r)[:length]
+                out[i, :len(r)] = r
+            return Variable(out, requires_grad=False)
+        depth = self.vocabulary_size()
+        if self.pad_to_max_tokens and self.max_tokens:
+            depth = max(depth, int(self.max_tokens))
+        out = numpy.zeros((len(rows), depth), 'float32')
+        for i, r in enumerate(rows):
+            numpy.add.at(out[i], numpy.asarray(r, 'int64'), 1)
+        if self.output_mode == 'multi_hot':
+            out = (out > 0).astype('float32')
+        elif self.output_mode == 'tf_idf':
+            if self._idf is None:
+                raise ValueError(f'TextVectorization "{self.name}": call adapt() first')
+            out[:, :len(self._idf)] *= self._idf
+        return Variable(out, requires_grad=False)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(max_tokens=self.max_tokens,
+                      standardize=self.standardize if not callable(self.standardize) else None,
+                      split=self.split if not callable(self.split) else None,
+                      ngrams=list(self.ngrams) if self.ngrams else None,
+                      output_mode=self.output_mode,
+                      output_sequence_length=self.output_sequence_length,
+                      pad_to_max_tokens=self.pad_to_max_tokens,
+                      vocabulary=self.get_vocabulary(include_special_tokens=False) or None,
+                      idf_weights=(self._idf[1:].tolist()
+                                   if self._idf is not None else None))
+        return config

@@ -172,3 +172,58 @@ def test_lookup_config_round_trip():
     clone = layers.StringLookup.from_config(layer.get_config())
     assert clone.get_vocabulary() == ['', '[UNK]', 'a', 'b']
     assert clone.output_mode == 'one_hot'
+
+
+# -- TextVectorization --
+
+def test_text_vectorization_adapt_int_mode_and_padding():
+    layer = layers.TextVectorization(max_tokens=6)
+    layer.adapt(np.array(["The cat sat on the mat.", "The dog!", "a cat"]))
+    assert layer.get_vocabulary() == ['', '[UNK]', 'the', 'cat', 'a', 'dog']  # ties by value
+    out = _np(layer(["the cat ate", "mat"]))
+    np.testing.assert_array_equal(out, [[2, 3, 1], [1, 0, 0]])
+    fixed = layers.TextVectorization(output_sequence_length=2, vocabulary=['x', 'y'])
+    np.testing.assert_array_equal(_np(fixed(["y x y", "x"])), [[3, 2], [2, 0]])
+
+
+def test_text_vectorization_standardize_split_and_ngrams():
+    layer = layers.TextVectorization(standardize=None, split='character',
+                                     vocabulary=['a', 'B'])
+    np.testing.assert_array_equal(_np(layer(["aBb"])), [[2, 3, 1]])
+    bigrams = layers.TextVectorization(ngrams=2, output_mode='count',
+                                       vocabulary=['a', 'b', 'a b'])
+    np.testing.assert_array_equal(_np(bigrams(["a b a"])), [[1, 2, 1, 1]])  # [UNK] = 'b a'
+    custom = layers.TextVectorization(standardize=lambda s: s.replace('-', ' '),
+                                      split=lambda s: s.split(' '), vocabulary=['x'])
+    np.testing.assert_array_equal(_np(custom(["x-x"])), [[2, 2]])
+
+
+def test_text_vectorization_multi_hot_tf_idf_and_errors():
+    docs = ["red red blue", "blue green", "red"]
+    hot = layers.TextVectorization(output_mode='multi_hot')
+    hot.adapt(docs)
+    assert hot.get_vocabulary() == ['[UNK]', 'red', 'blue', 'green']
+    np.testing.assert_array_equal(_np(hot(["red red pink"])), [[1, 1, 0, 0]])
+    tfidf = layers.TextVectorization(output_mode='tf_idf')
+    tfidf.adapt(docs)
+    idf_red = np.log(1 + 3 / (1 + 2))
+    np.testing.assert_allclose(_np(tfidf(["red red"]))[0, 1], 2 * idf_red, rtol=1e-6)
+    with pytest.raises(ValueError, match='idf_weights'):
+        layers.TextVectorization(output_mode='tf_idf', vocabulary=['a'])
+    with pytest.raises(ValueError, match='standardize'):
+        layers.TextVectorization(standardize='upper')
+    clone = layers.TextVectorization.from_config(hot.get_config())
+    assert clone.get_vocabulary() == hot.get_vocabulary()
+
+
+def test_text_vectorization_feeds_a_model():
+    vectorize = layers.TextVectorization(output_sequence_length=5)
+    texts = np.array(["good movie", "bad movie", "good good fun", "bad plot"])
+    vectorize.adapt(texts)
+    x = _np(vectorize(texts))
+    inputs = keras.Input((5,), dtype='int64')
+    h = layers.GlobalAveragePooling1D()(layers.Embedding(vectorize.vocabulary_size(), 4)(inputs))
+    model = keras.Model(inputs, layers.Dense(1, activation='sigmoid')(h))
+    model.compile('adam', 'binary_crossentropy')
+    model.fit(x, np.array([1, 0, 1, 0]), epochs=2, verbose=0)
+    assert model.predict(x, verbose=0).shape == (4, 1)
