@@ -75,6 +75,15 @@ def _call_accepts(cls: type, name: str) -> bool:
     return _SIGNATURES[key]
 
 
+def _call_has_mask(cls: type) -> bool:
+    """Whether ``call`` names a ``mask`` parameter (Keras passes masks only then, not through
+    ``**kwargs``)."""
+    key = (cls, '<mask>')
+    if key not in _SIGNATURES:
+        _SIGNATURES[key] = 'mask' in inspect.signature(cls.call).parameters
+    return _SIGNATURES[key]
+
+
 def _shape_of(x: Any) -> tuple:
     return tuple(x.shape)
 
@@ -433,6 +442,15 @@ class Layer(Chain):
             self.build(shape)
             self.built = True
 
+    #: Keras's mask protocol: a layer that keeps the time axis sets this to pass the mask of
+    #: its input on to its output unchanged (the default ``compute_mask``).
+    supports_masking = False
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """The mask of the output (boolean, ``(batch, time)``): the input's when the layer
+        ``supports_masking``, otherwise none. Override it to make or change masks."""
+        return previous_mask if self.supports_masking else None
+
     def compute_output_shape(self, input_shape: Any) -> Any:
         """Output shape(s) for ``input_shape``; by default inferred by running ``call``."""
         def is_shape(s: Any) -> bool:
@@ -466,7 +484,11 @@ class Layer(Chain):
                 if not isinstance(t, KerasTensor):
                     return t
                 shape = tuple(size if s is None else s for s in t.shape)
-                return Variable(numpy.zeros(shape, t.dtype), requires_grad=False)
+                v = Variable(numpy.zeros(shape, t.dtype), requires_grad=False)
+                mask = getattr(t, '_keras_mask', None)
+                if mask is not None:  # a masked symbolic input: an all-true sample mask
+                    v._keras_mask = numpy.ones(shape[:len(mask.shape)], bool)
+                return v
             sample = map_structure(zeros, inputs)
             sample_args = map_structure(zeros, args)
             sample_kwargs = map_structure(zeros, kwargs)
@@ -476,7 +498,11 @@ class Layer(Chain):
 
         def merge(a: Any, b: Any) -> Any:
             shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape))
-            return KerasTensor(shape, a.dtype)
+            out = KerasTensor(shape, a.dtype)
+            mask = getattr(a, '_keras_mask', None)
+            if mask is not None:  # the output carries a mask: so does its symbolic tensor
+                out._keras_mask = KerasTensor(shape[:numpy.ndim(mask)], 'bool')
+            return out
         flat_a, flat_b = flatten(runs[0]), flatten(runs[1])
         merged = iter([merge(a, b) for a, b in zip(flat_a, flat_b)])
         return map_structure(lambda _: next(merged), runs[0])
@@ -543,8 +569,37 @@ class Layer(Chain):
         self._check_spec(inputs)
         self._maybe_build(self._note_build_shape(self._input_shapes(inputs)))
         outputs = self.compute_output_spec(inputs, *args, **kwargs)
+        if type(self).compute_mask is not Layer.compute_mask:
+            self._symbolic_mask(inputs, outputs)
+        if self.supports_masking:  # shape-rule layers: the input's symbolic mask passes on
+            _attach_mask(outputs, _input_mask(inputs))
         Node(self, call_args=(inputs,) + tuple(args), call_kwargs=kwargs, outputs=outputs)
         return outputs
+
+    def _symbolic_mask(self, inputs: Any, outputs: Any) -> None:
+        """Whether a layer with its own ``compute_mask`` masks its outputs, found by running
+        ``compute_mask`` on a zero sample; the outputs then carry symbolic masks."""
+        def sample(t: Any) -> Any:
+            if not isinstance(t, KerasTensor):
+                return t
+            shape = tuple(2 if d is None else d for d in t.shape)
+            v = Variable(numpy.zeros(shape, t.dtype), requires_grad=False)
+            if getattr(t, '_keras_mask', None) is not None:
+                v._keras_mask = numpy.ones(shape[:len(t._keras_mask.shape)], bool)
+            return v
+        x = map_structure(sample, inputs)
+        try:
+            mask = self.compute_mask(x, _input_mask(x))
+        except Exception:  # a compute_mask that needs a real call: no symbolic mask
+            return
+        if mask is None:
+            return
+        outs = flatten(outputs)
+        masks = flatten(mask) if isinstance(mask, (list, tuple)) else [mask] * len(outs)
+        for out, m in zip(outs, masks):
+            if isinstance(out, KerasTensor) and m is not None:
+                out._keras_mask = KerasTensor(tuple(out.shape[:numpy.ndim(
+                    m.array if isinstance(m, Variable) else m)]), 'bool')
 
     def _cast_input(self, x: Any) -> Any:
         if hasattr(x, '__array__') and not isinstance(x, (numpy.ndarray, Variable, KerasTensor,
@@ -576,6 +631,9 @@ class Layer(Chain):
                 layer._call_losses.clear()
         if _call_accepts(type(self), 'training'):
             kwargs['training'] = training
+        input_mask = _input_mask(inputs)
+        if input_mask is not None and 'mask' not in kwargs and _call_has_mask(type(self)):
+            kwargs['mask'] = input_mask   # Keras passes the inputs' mask to mask consumers
         ctx.depth += 1
         ctx.training = training
         try:
@@ -587,6 +645,8 @@ class Layer(Chain):
             for out in flatten(outputs):
                 if isinstance(out, Variable):
                     self.add_loss(self.activity_regularizer(out))
+        if self.supports_masking or type(self).compute_mask is not Layer.compute_mask:
+            _attach_mask(outputs, self.compute_mask(inputs, kwargs.get('mask', input_mask)))
         return outputs
 
     def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
@@ -752,3 +812,24 @@ def _uses_generic_get_config(cls: type) -> bool:
 
 
 __all__ = ['Layer', 'InputSpec', 'unique_name', 'to_snake_case']
+
+
+def _input_mask(inputs: Any) -> Any:
+    """The mask(s) carried by the input tensor(s): one mask, a list, or ``None``."""
+    masks = [getattr(t, '_keras_mask', None) for t in flatten(inputs)]
+    if all(m is None for m in masks):
+        return None
+    return masks[0] if len(masks) == 1 else masks
+
+
+def _attach_mask(outputs: Any, mask: Any) -> None:
+    """Put ``compute_mask``'s result on the outputs that carry no mask of their own."""
+    if mask is None:
+        return
+    outs = flatten(outputs)
+    masks = mask if isinstance(mask, (list, tuple)) and len(mask) == len(outs) and \
+        len(outs) > 1 else [mask] * len(outs)
+    for out, m in zip(outs, masks):
+        if isinstance(out, (Variable, KerasTensor)) and m is not None and \
+                getattr(out, '_keras_mask', None) is None:
+            out._keras_mask = m.array if isinstance(m, Variable) else m

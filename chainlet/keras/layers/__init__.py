@@ -31,7 +31,7 @@ from chainlet.keras.layers.activation_layers import (  # noqa: F401
 from chainlet.keras.layers.preprocessing import (  # noqa: F401,E402
     CategoryEncoding, IntegerLookup, Normalization, StringLookup, TextVectorization)
 from chainlet.keras.layers.regularization import (  # noqa: F401,E402
-    ActivityRegularization, GaussianDropout, GaussianNoise, Identity, SpatialDropout1D,
+    ActivityRegularization, GaussianDropout, GaussianNoise, Identity, Masking, SpatialDropout1D,
     SpatialDropout2D, SpatialDropout3D, UnitNormalization)
 from chainlet.keras.layers.augmentation import (  # noqa: F401,E402
     CenterCrop, RandomContrast, RandomCrop, RandomFlip, RandomRotation, RandomTranslation,

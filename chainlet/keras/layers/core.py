@@ -28,6 +28,8 @@ class Activation(Layer):
         array([[0., 2.]], dtype=float32)
     """
 
+    supports_masking = True  # keeps the time axis: an input mask passes through
+
     def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.activation = activations.get(activation)

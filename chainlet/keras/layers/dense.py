@@ -36,6 +36,8 @@ class Dense(Layer):
         [(3, 4), (4,)]
     """
 
+    supports_masking = True  # keeps the time axis: an input mask passes through
+
     def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
                  kernel_initializer: Any = 'glorot_uniform', bias_initializer: Any = 'zeros',
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,

@@ -28,6 +28,8 @@ def _axes(axis: Any, ndim: int, where: str) -> tuple:
 class _Normalization(Layer):
     """Shared ``center``/``scale`` weights (``beta``/``gamma``) and their config."""
 
+    supports_masking = True  # keeps the time axis: an input mask passes through
+
     def __init__(self, axis: Any, epsilon: float, center: bool, scale: bool,
                  beta_initializer: Any, gamma_initializer: Any, beta_regularizer: Any,
                  gamma_regularizer: Any, beta_constraint: Any, gamma_constraint: Any,

@@ -1,6 +1,6 @@
 """Noise and regularization layers: ``GaussianNoise``, ``GaussianDropout``,
-``SpatialDropout1D/2D/3D``, ``ActivityRegularization``, and the small ``Identity`` and
-``UnitNormalization`` layers.
+``SpatialDropout1D/2D/3D``, ``ActivityRegularization``, and the small ``Identity``,
+``UnitNormalization`` and ``Masking`` layers.
 
 Design: each is a few chainlet functions on the input, so gradients flow through it. The noise
 layers act only in training (``training=True``, which ``fit`` passes) and are the identity
@@ -26,7 +26,7 @@ from chainlet import Variable
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.layers.core import Dropout
 
-__all__ = ['ActivityRegularization', 'GaussianDropout', 'GaussianNoise', 'Identity',
+__all__ = ['ActivityRegularization', 'GaussianDropout', 'GaussianNoise', 'Identity', 'Masking',
            'SpatialDropout1D', 'SpatialDropout2D', 'SpatialDropout3D', 'UnitNormalization']
 
 
@@ -40,6 +40,8 @@ def _check_rate(layer: str, rate: Any, upper_open: bool = True) -> float:
 
 
 class _NoiseLayer(Layer):
+    supports_masking = True
+
     def __init__(self, seed: Optional[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.seed = seed
@@ -166,6 +168,8 @@ class ActivityRegularization(Layer):
         l1, l2: The penalty factors.
     """
 
+    supports_masking = True
+
     def __init__(self, l1: float = 0.0, l2: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.l1 = float(l1)
@@ -193,6 +197,8 @@ class ActivityRegularization(Layer):
 class Identity(Layer):
     """Returns its input unchanged (a placeholder layer)."""
 
+    supports_masking = True
+
     def call(self, inputs: Any) -> Any:
         return inputs
 
@@ -206,6 +212,8 @@ class UnitNormalization(Layer):
     Args:
         axis: The axis (or axes) of the norm, ``-1`` by default.
     """
+
+    supports_masking = True
 
     def __init__(self, axis: Any = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -223,4 +231,42 @@ class UnitNormalization(Layer):
     def get_config(self) -> dict:
         config = super().get_config()
         config.update(axis=list(self.axis) if len(self.axis) > 1 else self.axis[0])
+        return config
+
+
+class Masking(Layer):
+    """Masks the time steps whose features all equal ``mask_value``: they are zeroed, and the
+    output carries the mask ``any(inputs != mask_value, axis=-1)`` for mask consumers (RNNs).
+
+    Args:
+        mask_value: The padding value.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import keras
+        >>> out = keras.layers.Masking()(np.array([[[1.0], [0.0]]], np.float32))
+        >>> out._keras_mask
+        array([[ True, False]])
+    """
+
+    supports_masking = True
+
+    def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.mask_value = float(mask_value)
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        x = inputs.array if isinstance(inputs, Variable) else inputs
+        return (x != self.mask_value).any(axis=-1)
+
+    def call(self, inputs: Any) -> Any:
+        keep = self.compute_mask(inputs)
+        return inputs * inputs.xp.asarray(keep[..., None].astype(inputs.dtype))
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(mask_value=self.mask_value)
         return config
