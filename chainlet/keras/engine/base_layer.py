@@ -645,7 +645,8 @@ class Layer(Chain):
             for out in flatten(outputs):
                 if isinstance(out, Variable):
                     self.add_loss(self.activity_regularizer(out))
-        if self.supports_masking or type(self).compute_mask is not Layer.compute_mask:
+        own_mask = type(self).compute_mask is not Layer.compute_mask
+        if own_mask or (input_mask is not None and self.supports_masking):
             _attach_mask(outputs, self.compute_mask(inputs, kwargs.get('mask', input_mask)))
         return outputs
 
@@ -816,6 +817,8 @@ __all__ = ['Layer', 'InputSpec', 'unique_name', 'to_snake_case']
 
 def _input_mask(inputs: Any) -> Any:
     """The mask(s) carried by the input tensor(s): one mask, a list, or ``None``."""
+    if isinstance(inputs, Variable):  # the common case, without flattening
+        return getattr(inputs, '_keras_mask', None)
     masks = [getattr(t, '_keras_mask', None) for t in flatten(inputs)]
     if all(m is None for m in masks):
         return None
