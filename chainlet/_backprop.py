@@ -125,8 +125,8 @@ def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: 
             gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, pending)
         elif gys[0] is not None and type(gys[0]._data) is _ndarray:  # the CPU fast paths
             if arrays and func._use_backward_arrays:
-                gxs = func._backward_arrays(
-                    indexes, tuple([None if g is None else g._data for g in gys]))
+                gxs = func._backward_arrays(indexes, (gys[0]._data,) if len(gys) == 1 else
+                                            tuple([None if g is None else g._data for g in gys]))
             else:
                 gxs = func.backward(indexes, gys)
         else:
