@@ -55,7 +55,6 @@ _config_local = _config.config
 _global_config = _config.global_config
 _weakref = weakref.ref
 _from_output = Variable._from_output
-_linked_output = Variable._linked_output
 _function_hooks = _hooks.functions
 # Creation order of graph-building applications; breaks rank ties in backward.
 _creation_counter = itertools.count()
@@ -266,14 +265,14 @@ class FunctionNode:
         self._order = next(_creation_counter)
         rank += 1
         if len(outputs) == 1:  # the common case, without the lists
-            v = _linked_output(outputs[0], requires_grad, self, rank)
+            v = _from_output(outputs[0], requires_grad, self, rank)
             ret = (v,)
             self.outputs = (_weakref(v._node),)
         else:
             ret = []
             out_refs = []
             for y in outputs:
-                v = _linked_output(y, requires_grad, self, rank)
+                v = _from_output(y, requires_grad, self, rank)
                 ret.append(v)
                 out_refs.append(_weakref(v._node))
             ret = tuple(ret)

@@ -276,29 +276,10 @@ class Variable:
     # -- construction used by FunctionNode.apply (no checks: the data is a fresh ndarray) --
 
     @classmethod
-    def _from_output(cls, data: Any, requires_grad: bool) -> 'Variable':
-        var = object.__new__(cls)
-        var._data = data
-        var._grad_var = None
-        node = object.__new__(VariableNode)
-        node._variable = weakref.ref(var)
-        node.creator_node = None
-        node.rank = 0
-        try:
-            node.shape = data.shape
-            node.dtype = data.dtype
-        except AttributeError:  # a function may output None (as in Chainer)
-            node.shape = node.dtype = None
-        node.data = None
-        node.requires_grad = requires_grad
-        node.name = None
-        var._node = node
-        return var
-
-    @classmethod
-    def _linked_output(cls, data: Any, requires_grad: bool, creator: Any,
-                       rank: int) -> 'Variable':
-        """:meth:`_from_output` for an output of ``creator`` (rank one above its inputs)."""
+    def _from_output(cls, data: Any, requires_grad: bool, creator: Any = None,
+                     rank: int = 0) -> 'Variable':
+        """A Variable for a fresh array a function computed (no checks), linked to its
+        ``creator`` at ``rank`` (one above its inputs) when a graph is built."""
         var = object.__new__(cls)
         var._data = data
         var._grad_var = None

@@ -69,29 +69,29 @@ class Sum(FunctionNode):
         from chainlet.functions.array.broadcast import broadcast_to
         from chainlet.functions.array.reshape import reshape
         gy = grad_outputs[0]
+        kept = self._kept_shape(gy.ndim)
+        if kept is not None:
+            gy = reshape(gy, kept)
+        return broadcast_to(gy, self._shape),
+
+    def _kept_shape(self, gy_ndim: int) -> Optional[tuple]:
+        """The shape of the output with the summed axes kept (``None``: it already has it)."""
         shape = self._shape
         if self.axis is not None and not self.keepdims and len(shape) > 0:
             kept = list(shape)
             for a in self.axis:
                 kept[a] = 1
-            gy = reshape(gy, tuple(kept))
-        elif self.axis is None and len(shape) > 0 and gy.ndim != len(shape):
-            gy = reshape(gy, (1,) * len(shape))
-        return broadcast_to(gy, shape),
+            return tuple(kept)
+        if self.axis is None and len(shape) > 0 and gy_ndim != len(shape):
+            return (1,) * len(shape)
+        return None
 
     def _backward_arrays(self, indexes, grad_outputs):
         gy = grad_outputs[0]
-        shape = self._shape
-        if self.axis is not None and not self.keepdims and len(shape) > 0:
-            kept = list(shape)
-            for a in self.axis:
-                kept[a] = 1
-            gy = gy.reshape(tuple(kept))
-        elif self.axis is None and len(shape) > 0 and gy.ndim != len(shape):
-            gy = gy.reshape((1,) * len(shape))
-        if gy.shape == shape:
-            return gy,
-        return numpy.broadcast_to(gy, shape),
+        kept = self._kept_shape(gy.ndim)
+        if kept is not None:
+            gy = gy.reshape(kept)
+        return gy if gy.shape == self._shape else numpy.broadcast_to(gy, self._shape),
 
 
 def sum(x: Any, axis: Axis = None, keepdims: bool = False) -> Variable:  # noqa: A001
