@@ -433,6 +433,74 @@ def plot_model(model: Any, to_file: str = 'model.dot', show_shapes: bool = False
     return dot
 
 
-__all__ = ['to_categorical', 'set_random_seed', 'print_summary', 'model_to_dot', 'plot_model',
-           'pad_sequences', 'pack_x_y_sample_weight', 'unpack_x_y_sample_weight', 'PyDataset',
-           'Sequence']
+def get_file(fname: Optional[str] = None, origin: Optional[str] = None, untar: bool = False,
+             md5_hash: Optional[str] = None, file_hash: Optional[str] = None,
+             cache_subdir: str = 'datasets', hash_algorithm: str = 'auto',
+             extract: bool = False, archive_format: str = 'auto',
+             cache_dir: Optional[str] = None, force_download: bool = False) -> str:
+    """Keras's ``get_file``: the cached local path of ``origin``, downloading it when missing.
+
+    The file goes to ``<cache_dir or $KERAS_HOME or ~/.keras>/<cache_subdir>/<fname>``; the
+    download is atomic and checked against ``file_hash`` (SHA-256, or MD5 for 32 hex digits;
+    ``md5_hash`` is Keras's older spelling) when one is given; a cached file that fails the check
+    is downloaded again. With ``extract`` (or ``untar``) a ``.tar``/``.tar.gz``/``.zip`` archive is
+    unpacked next to it into ``<fname without extension>_extracted`` (members that would land
+    outside it are refused) and that folder's path is returned.
+
+    Example:
+        >>> import os, pathlib, tempfile
+        >>> from chainlet.keras.utils import get_file
+        >>> src = pathlib.Path(tempfile.mkdtemp()) / 'data.txt'
+        >>> _ = src.write_text('hello')
+        >>> path = get_file('data.txt', src.as_uri(), cache_dir=tempfile.mkdtemp())
+        >>> pathlib.Path(path).read_text()
+        'hello'
+    """
+    from chainlet.keras.datasets import _files
+    if origin is None:
+        raise ValueError('get_file: argument origin: expected the URL of the file, got None')
+    fname = fname or os.path.basename(origin.rstrip('/').split('?')[0])
+    if not fname:
+        raise ValueError(f'get_file: argument fname: expected a file name, and none can be '
+                         f'derived from origin {origin!r}')
+    if hash_algorithm not in ('auto', 'md5', 'sha256'):
+        raise ValueError(f"get_file: argument hash_algorithm: expected 'auto', 'md5' or "
+                         f"'sha256', got {hash_algorithm!r}")
+    digest = file_hash or md5_hash
+    if digest is not None and hash_algorithm != 'auto' and \
+            len(digest) != (32 if hash_algorithm == 'md5' else 64):
+        raise ValueError(f'get_file: argument file_hash: expected a {hash_algorithm} hex digest, '
+                         f'got {digest!r}')
+    if cache_dir is not None:
+        folder = os.path.join(os.path.expanduser(cache_dir), cache_subdir)
+        os.makedirs(folder, exist_ok=True)
+    else:
+        folder = _files.cache_dir(cache_subdir)
+    path = os.path.join(folder, fname)
+    if force_download and os.path.exists(path):
+        os.remove(path)
+    path = _files.get_file(path, origin, digest, where='get_file')
+    if not (extract or untar):
+        return path
+    target = os.path.splitext(path[:-3] if path.endswith('.tar.gz') else path)[0] + '_extracted'
+    if not os.path.isdir(target) or force_download:
+        _files.extract_archive(path, target, archive_format, where='get_file')
+    return target
+
+
+def __getattr__(name: str) -> Any:
+    # Keras 3 also publishes its object-registration helpers here; they live in keras.saving,
+    # which imports this module, so they are fetched on first use.
+    if name in _SAVING_NAMES:
+        from chainlet.keras import saving
+        return getattr(saving, name)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
+_SAVING_NAMES = ('register_keras_serializable', 'get_custom_objects', 'custom_object_scope',
+                 'CustomObjectScope', 'serialize_keras_object', 'deserialize_keras_object',
+                 'get_registered_name', 'get_registered_object')
+
+__all__ = ['get_file', 'to_categorical', 'set_random_seed', 'print_summary', 'model_to_dot',
+           'plot_model', 'pad_sequences', 'pack_x_y_sample_weight', 'unpack_x_y_sample_weight',
+           'PyDataset', 'Sequence']

@@ -27,6 +27,7 @@ from typing import Any, Optional
 import numpy
 
 from chainlet.dataset.download import ChecksumMismatchError, download_file
+from chainlet.serializers import atomic_path
 
 #: Where Keras hosts its small datasets; tests point it at a ``file://`` folder.
 ORIGIN_FOLDER = 'https://storage.googleapis.com/tensorflow/tf-keras-datasets/'
@@ -100,19 +101,13 @@ def get_file(fname: str, origin: str, file_hash: Optional[str] = None,
     sha256 = file_hash if file_hash is not None and len(file_hash) == 64 else None
     try:
         if file_hash is not None and sha256 is None:  # MD5: verify before moving in place
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix='.download-')
-            os.close(fd)
-            try:
+            with atomic_path(path) as tmp:  # the project's one atomic write
                 download_file(origin, tmp)
                 actual = _digest(tmp, file_hash)
                 if actual != file_hash.lower():
                     raise ChecksumMismatchError(
                         f'{where}: {origin} has MD5 {actual} but {file_hash} was expected; '
                         f'the download was deleted')
-                os.replace(tmp, path)
-            finally:
-                if os.path.exists(tmp):
-                    os.remove(tmp)
         else:
             download_file(origin, path, sha256)
     except ChecksumMismatchError:
@@ -152,6 +147,50 @@ def get_extracted(archive: str, origin: str, target: str, member: Optional[str],
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final
+
+
+def extract_archive(path: str, target: str, archive_format: str = 'auto',
+                    where: str = 'get_file') -> str:
+    """Unpack the tar or zip archive ``path`` into the folder ``target`` (replaced if present).
+
+    Members with absolute paths, ``..`` or links are refused. The unpacking goes to a temporary
+    folder next to ``target`` that is renamed into place, so an interrupted run leaves no half
+    folder under the real name."""
+    formats = {'auto': ('tar', 'zip'), 'tar': ('tar',), 'zip': ('zip',)}
+    if archive_format not in formats:
+        raise ValueError(f"{where}: argument archive_format: expected 'auto', 'tar' or 'zip', "
+                         f"got {archive_format!r}")
+    parent = os.path.dirname(os.path.abspath(target))
+    tmp = tempfile.mkdtemp(dir=parent, prefix='.extract-')
+    try:
+        if 'tar' in formats[archive_format] and tarfile.is_tarfile(path):
+            with tarfile.open(path) as tar:
+                for info in tar.getmembers():
+                    _check_member(info.name, info.isfile() or info.isdir(), path, where)
+                if hasattr(tarfile, 'data_filter'):
+                    tar.extractall(tmp, filter='data')
+                else:
+                    tar.extractall(tmp)
+        elif 'zip' in formats[archive_format] and zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                for name in zf.namelist():
+                    _check_member(name, True, path, where)
+                zf.extractall(tmp)
+        else:
+            raise ValueError(f'{where}: {path} is not a {" or ".join(formats[archive_format])} '
+                             f'archive')
+        if os.path.isdir(target):
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _check_member(name: str, regular: bool, path: str, where: str) -> None:
+    normal = os.path.normpath(name)
+    if os.path.isabs(normal) or normal.startswith('..') or not regular:
+        raise ValueError(f'{where}: {path} has an unsafe member {name!r}')
 
 
 _SAFE_GLOBALS = {
