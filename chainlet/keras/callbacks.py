@@ -691,6 +691,10 @@ class LambdaCallback(Callback):
             setattr(self, hook, fn)
 
 
+# Defined in its own module (it needs Callback, above); tensorboardX is imported only when a
+# TensorBoard callback is made.
+from chainlet.keras._tensorboard import TensorBoard  # noqa: E402
+
 __all__ = ['Callback', 'CallbackList', 'History', 'ProgbarLogger', 'EarlyStopping',
            'ModelCheckpoint', 'CSVLogger', 'LearningRateScheduler', 'ReduceLROnPlateau',
-           'TerminateOnNaN', 'LambdaCallback']
+           'TerminateOnNaN', 'LambdaCallback', 'TensorBoard']

@@ -24,6 +24,7 @@ from chainlet.training.extensions.plot_report import PlotReport  # noqa: F401
 from chainlet.training.extensions.print_report import PrintReport  # noqa: F401
 from chainlet.training.extensions.progress_bar import ProgressBar  # noqa: F401
 from chainlet.training.extensions.step_shift import StepShift  # noqa: F401
+from chainlet.training.extensions.tensorboard_report import TensorBoardReport  # noqa
 from chainlet.training.extensions.value_observation import observe_lr  # noqa: F401
 from chainlet.training.extensions.variable_unchain import unchain_variables  # noqa: F401
 from chainlet.training.extensions.value_observation import observe_value  # noqa: F401
