@@ -1,7 +1,9 @@
 """Saving and loading links, optimizers and other objects with a ``serialize`` method.
 
 ``save_npz``/``load_npz`` use NumPy ``.npz`` archives (no extra dependency); ``save_hdf5``/
-``load_hdf5`` use HDF5 and need ``pip install "chainlet[hdf5]"``. Writes to a path are atomic,
+``load_hdf5`` use HDF5 and need ``pip install "chainlet[hdf5]"``; ``save_safetensors``/
+``load_safetensors`` use the ``.safetensors`` format (``pip install "chainlet[safetensors]"``),
+memory-mapped and readable by PyTorch tooling. Writes to a path are atomic,
 reads never unpickle, and ``strict`` loading reports every missing and unexpected key at once.
 
 Example:
@@ -37,3 +39,8 @@ from chainlet.serializers.npz import DictionarySerializer  # noqa: F401
 from chainlet.serializers.npz import NpzDeserializer  # noqa: F401
 from chainlet.serializers.npz import load_npz  # noqa: F401
 from chainlet.serializers.npz import save_npz  # noqa: F401
+from chainlet.serializers.safetensors import SafetensorsDeserializer  # noqa: F401
+from chainlet.serializers.safetensors import load_safetensors  # noqa: F401
+from chainlet.serializers.safetensors import read_safetensors  # noqa: F401
+from chainlet.serializers.safetensors import save_safetensors  # noqa: F401
+from chainlet.serializers.safetensors import write_safetensors  # noqa: F401

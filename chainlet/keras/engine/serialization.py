@@ -8,7 +8,8 @@ tensor_index]}}``; node indexes count only the nodes that belong to the model, s
 used elsewhere serializes the same way.
 
 Files: ``.npz`` (weights under stable keys, plus ``__config__`` for a whole model), ``.keras``
-(a zip of ``config.json`` and ``model.weights.npz``) and ``.h5`` (needs h5py). A whole-model
+(a zip of ``config.json`` and ``model.weights.npz``), ``.h5`` (needs h5py) and ``.safetensors``
+(needs safetensors; the config in the header's metadata, tensor CRC-32s beside it). A whole-model
 file also holds the optimizer's state under ``__optimizer__/`` keys (Keras's
 ``include_optimizer``). Every write goes through :func:`chainlet.serializers.atomic_path`
 (temporary file, fsync, rename; the umask's usual mode). Every read verifies checksums (the
@@ -34,7 +35,7 @@ from chainlet import backend
 from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.engine.tree import map_structure
 from chainlet.serializers import (CorruptFileError, DictionarySerializer, NpzDeserializer,
-                                  atomic_path)
+                                  atomic_path, read_safetensors, write_safetensors)
 
 FORMAT_VERSION = 1
 
@@ -456,9 +457,13 @@ def write_arrays(filepath: str, arrays: dict, where: str, config: Optional[str] 
         with atomic_path(filepath) as tmp:
             _write_h5(h5py, tmp, arrays, config)
         return
+    if filepath.endswith('.safetensors'):
+        # the config goes to the header's str-to-str metadata; tensors carry CRC-32s there
+        write_safetensors(filepath, arrays, None if config is None else {'__config__': config})
+        return
     if not filepath.endswith('.npz'):
         raise ValueError(f'{where}: unsupported file extension in {filepath!r}; use .npz, '
-                         f'.weights.npz, .h5 or (for whole models) .keras')
+                         f'.weights.npz, .h5, .safetensors or (for whole models) .keras')
     payload = dict(arrays)
     if config is not None:
         payload['__config__'] = config
@@ -564,6 +569,14 @@ def read_arrays(filepath: str, where: str) -> dict:
             raise _corrupt(where, filepath, 'HDF5', f'{type(e).__name__}: {e}') from e
     if filepath.endswith('.keras'):
         return read_keras_archive(filepath, where)[1]
+    if filepath.endswith('.safetensors'):
+        try:
+            arrays, metadata = read_safetensors(filepath)
+        except _READ_ERRORS as e:
+            raise _corrupt(where, filepath, '.safetensors', f'{type(e).__name__}: {e}') from e
+        if '__config__' in metadata:
+            arrays['__config__'] = metadata['__config__']
+        return arrays
     _check_magic(where, filepath, '.npz (zip)', _ZIP_MAGIC)
     try:
         return _read_npz(filepath)

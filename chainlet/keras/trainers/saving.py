@@ -108,8 +108,9 @@ class SavingMixin:
                              f'input_shape))')
 
     def save_weights(self, filepath: str, overwrite: bool = True) -> None:
-        """Save the weights to ``.npz`` (``numpy.savez``; one key per weight) or ``.h5``
-        (needs h5py). The write is atomic."""
+        """Save the weights to ``.npz`` (``numpy.savez``; one key per weight), ``.h5`` (needs
+        h5py) or ``.safetensors`` (needs safetensors; PyTorch tooling reads it). The write is
+        atomic."""
         from chainlet.keras.engine import serialization
         self._require_built('save_weights')
         filepath = os.fspath(filepath)
@@ -126,7 +127,8 @@ class SavingMixin:
 
     def save(self, filepath: str, overwrite: bool = True, include_optimizer: bool = True) -> None:
         """Save architecture, weights and compile settings in one file: ``.keras`` (a zip
-        with ``config.json`` and ``model.weights.npz``), ``.npz`` or ``.h5``. Atomic (see
+        with ``config.json`` and ``model.weights.npz``), ``.npz``, ``.h5`` or ``.safetensors``
+        (the config in its metadata). Atomic (see
         :mod:`chainlet.keras.engine.serialization`).
 
         Args:
