@@ -375,3 +375,31 @@ def test_public_names():
                  'read_safetensors', 'SafetensorsDeserializer'):
         assert hasattr(serializers, name)
     assert issubclass(SafetensorsDeserializer, serializers.Deserializer)
+
+
+@needs_safetensors
+def test_trainer_snapshot_round_trip(tmp_path):
+    from chainlet import training
+    from chainlet.training import extensions
+
+    def make():
+        np.random.seed(0)
+        model = L.Classifier(L.Linear(4, 3))
+        opt = chainlet.optimizers.Adam().setup(model)
+        data = chainlet.datasets.TupleDataset(np.random.rand(20, 4).astype(np.float32),
+                                              np.random.randint(0, 3, 20).astype(np.int32))
+        updater = training.updaters.StandardUpdater(
+            chainlet.iterators.SerialIterator(data, 5), opt)
+        trainer = training.Trainer(updater, (2, 'epoch'), out=str(tmp_path))
+        trainer.extend(extensions.LogReport())
+        trainer.extend(extensions.snapshot(filename='snap_{.updater.iteration}',
+                                           savefun=save_safetensors), trigger=(2, 'epoch'))
+        return trainer, model
+
+    trainer, model = make()
+    trainer.run()
+    resumed, model2 = make()
+    load_safetensors(tmp_path / 'snap_8', resumed)  # the trainer's log is a string entry
+    assert resumed.updater.iteration == 8
+    np.testing.assert_array_equal(model.predictor.W.array, model2.predictor.W.array)
+    assert resumed.get_extension('LogReport').log == trainer.get_extension('LogReport').log
