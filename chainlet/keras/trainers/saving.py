@@ -144,6 +144,47 @@ class SavingMixin:
             raise FileExistsError(f'save: {filepath} exists and overwrite=False')
         serialization.save_model(self, filepath, include_optimizer=include_optimizer)
 
+    def export(self, filepath: str, format: str = 'tf_saved_model',  # noqa: A002 (Keras's name)
+               verbose: Optional[bool] = None, input_signature: Any = None,
+               **kwargs: Any) -> None:
+        """Export the model for inference: ``format='onnx'`` writes an ONNX file (Keras 3's
+        method; TensorFlow's and OpenVINO's formats are not available in chainlet).
+
+        Args:
+            filepath: The ``.onnx`` file to write (atomically).
+            format: ``'onnx'``.
+            verbose: Print where the file was written (default ``True``, as Keras).
+            input_signature: One entry per model input with ``shape`` and ``dtype`` (a
+                ``KerasTensor``, an ``InputSpec``, an array); ``None`` uses ``model.inputs``.
+                A ``None`` batch dimension is traced with 2 rows and exported as dynamic.
+            **kwargs: Passed to :func:`chainlet.onnx.export` (``opset_version``,
+                ``input_names``, ``output_names``...).
+        """
+        if format != 'onnx':
+            raise ValueError(f'Model "{self.name}": export: argument format: chainlet exports '
+                             f"format='onnx' only, got {format!r}")
+        from chainlet import onnx as chainlet_onnx
+        specs = input_signature if input_signature is not None else getattr(self, 'inputs', None)
+        if not specs:
+            raise ValueError(f'Model "{self.name}": export: the model has no symbolic inputs; '
+                             f'pass input_signature=[keras.InputSpec(shape=..., dtype=...)]')
+        specs = list(specs) if isinstance(specs, (list, tuple)) else [specs]
+        example = []
+        for spec in specs:
+            shape = tuple(2 if d is None else int(d) for d in spec.shape)
+            example.append(numpy.zeros(shape, dtype=getattr(spec, 'dtype', None) or 'float32'))
+        model = self
+
+        class _Packed:  # the facade takes several inputs as one list
+            namedparams, namedlinks = model.namedparams, model.namedlinks
+
+            def __call__(self, *xs: Any) -> Any:
+                return model(list(xs) if len(xs) > 1 else xs[0])
+
+        chainlet_onnx.export(_Packed(), example, os.fspath(filepath), **kwargs)
+        if verbose is None or verbose:
+            print(f"Saved artifact at '{os.fspath(filepath)}'.")
+
     def to_json(self, **kwargs: Any) -> str:
         """The architecture as JSON (``keras.models.model_from_json`` reads it back)."""
         from chainlet.keras.engine import serialization
