@@ -665,8 +665,8 @@ class LambdaCallback(Callback):
 
     Args:
         on_epoch_begin, on_epoch_end: ``f(epoch, logs)``.
-        on_train_batch_begin, on_train_batch_end (and the Keras 2 names on_batch_begin,
-            on_batch_end): ``f(batch, logs)``.
+        on_train_batch_begin, on_train_batch_end: ``f(batch, logs)`` (also accepted under
+            the Keras 2 names ``on_batch_begin``, ``on_batch_end``).
         on_train_begin, on_train_end: ``f(logs)``.
         **kwargs: Any other hook by name.
     """

@@ -106,8 +106,10 @@ class BatchNormalization(_Normalization):
         momentum: Momentum of the moving averages.
         epsilon: Added to the variance.
         center, scale: Whether to learn ``beta`` and ``gamma``.
-        beta_initializer, gamma_initializer, moving_mean_initializer,
-        moving_variance_initializer: Initializers (zeros, ones, zeros, ones).
+        beta_initializer, gamma_initializer: Initializers of ``beta`` (zeros) and ``gamma``
+            (ones).
+        moving_mean_initializer, moving_variance_initializer: Initializers of the moving
+            statistics (zeros, ones).
         beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint: Optional.
 
     Weights:
