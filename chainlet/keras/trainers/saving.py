@@ -155,8 +155,9 @@ class SavingMixin:
             format: ``'onnx'``.
             verbose: Print where the file was written (default ``True``, as Keras).
             input_signature: One entry per model input with ``shape`` and ``dtype`` (a
-                ``KerasTensor``, an ``InputSpec``, an array); ``None`` uses ``model.inputs``.
-                A ``None`` batch dimension is traced with 2 rows and exported as dynamic.
+                ``KerasTensor``, an ``InputSpec``, an array); ``None`` uses ``model.inputs``,
+                whose names become the graph's input names. A ``None`` batch dimension is
+                traced with 2 rows and exported as dynamic.
             **kwargs: Passed to :func:`chainlet.onnx.export` (``opset_version``,
                 ``input_names``, ``output_names``...).
         """
@@ -173,6 +174,10 @@ class SavingMixin:
         for spec in specs:
             shape = tuple(2 if d is None else int(d) for d in spec.shape)
             example.append(numpy.zeros(shape, dtype=getattr(spec, 'dtype', None) or 'float32'))
+        names = [getattr(spec, 'name', None) for spec in specs]
+        if 'input_names' not in kwargs and all(isinstance(n, str) for n in names) \
+                and len(set(names)) == len(names):
+            kwargs['input_names'] = names  # the model's Input names, as Keras's export
         model = self
 
         class _Packed:  # the facade takes several inputs as one list
