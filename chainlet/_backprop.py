@@ -95,17 +95,13 @@ def _per_target(func: _fn.FunctionNode, gxs: tuple, indexes: tuple) -> tuple:
 
 def _checked_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any,
                   double: bool) -> Variable:
-    """Check a gradient's shape and dtype against its input; wrap a bare array."""
-    if type(gx) is Variable:  # the common case
-        data = gx._data
-        # An integer input may receive a gradient of another dtype (as in Chainer).
-        if data.shape == node.shape and (data.dtype == node.dtype or node.dtype.kind != 'f'):
-            return gx
-        raise _bad_grad(func, i, node, data)
+    """Check a gradient's shape and dtype against its input; wrap a bare array (the slow path
+    of :func:`_backward_step`, which tests the common cases inline)."""
     if func._use_backward_arrays and isinstance(gx, numpy.generic):
         gx = numpy.asarray(gx)  # what NumPy gives for 0-d arithmetic in a _backward_arrays
     data = gx._data if isinstance(gx, Variable) else gx
     if isinstance(gx, Variable) or backend.is_array(gx):
+        # An integer input may receive a gradient of another dtype (as in Chainer).
         if data.shape == node.shape and (data.dtype == node.dtype or node.dtype.kind != 'f'):
             return gx if isinstance(gx, Variable) else _as_grad_variable(gx, func, double)
     raise _bad_grad(func, i, node, data)
