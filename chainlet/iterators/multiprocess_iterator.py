@@ -6,19 +6,18 @@ yield the same batches; the workers only run ``dataset[i]`` (useful when reading
 augmenting an example is slow). Up to ``n_prefetch`` batches are requested ahead of the one
 being returned.
 
-Nothing a dataset does can hang the iterator. A worker never hands the pool an object that
-could fail to unpickle in the pool's result thread (which would die silently and leave the
-batch pending forever): it pickles each example itself and sends bytes, and it sends an
-exception only after checking that it survives a pickle round trip (an exception whose
-constructor takes two arguments, like botocore's ``ClientError``, does not); otherwise a
-``RuntimeError`` carrying its type, message and traceback is raised instead. Every error names
-the failing example's index.
+Nothing a dataset does can hang the iterator. The workers are those of
+:mod:`chainlet.iterators._process_pool` (one pipe each, no lock shared between processes, so a
+worker that dies is noticed and shutdown is bounded). A worker pickles each example itself and
+sends bytes, and it sends an exception only after checking that it survives a pickle round trip
+(an exception whose constructor takes two arguments, like botocore's ``ClientError``, does
+not); otherwise a ``RuntimeError`` carrying its type, message and traceback is raised instead.
+Every error names the failing example's index.
 """
 from __future__ import annotations
 
 import collections
 import multiprocessing
-import multiprocessing.pool
 import numbers
 import pickle
 import signal
@@ -28,7 +27,7 @@ import warnings
 import weakref
 from typing import Any, Callable, Optional
 
-from chainlet.iterators import _statemachine
+from chainlet.iterators import _process_pool, _statemachine
 from chainlet.iterators.serial_iterator import _add_note, _check_batch_size, _choose_order_sampler
 from chainlet.iterators.serial_iterator import _StatefulIterator
 
@@ -122,7 +121,7 @@ def _unpack(payload: tuple) -> list:
     raise RuntimeError(message) from WorkerTraceback(tb)
 
 
-def _shutdown_pool(pool: multiprocessing.pool.Pool) -> None:
+def _shutdown_pool(pool: Any) -> None:
     pool.terminate()
     pool.join()
 
@@ -274,7 +273,7 @@ class _PoolIterator(_StatefulIterator):
         # The workers and the batches they are loading stay with this process; a copy resumes
         # from the position of the last returned batch and starts its own workers.
         state = dict(self.__dict__)
-        state.update(_pool=None, _finalizer=None, _queue=collections.deque(), _workers=set(),
+        state.update(_pool=None, _finalizer=None, _queue=collections.deque(),
                      _prefetch_state=self._state, _end_state=self._state)
         return state
 
@@ -341,7 +340,6 @@ class MultiprocessIterator(_PoolIterator):
         self.shared_mem = shared_mem
         self.maxtasksperchild = maxtasksperchild
         self.start_method = start_method
-        self._workers: set = set()
         self._setup(dataset, batch_size, repeat, shuffle, n_processes, n_prefetch,
                     order_sampler, dataset_timeout)
 
@@ -350,36 +348,28 @@ class MultiprocessIterator(_PoolIterator):
         """Number of worker processes."""
         return self._n_workers
 
-    def _make_pool(self) -> multiprocessing.pool.Pool:
+    def _make_pool(self) -> _process_pool.ProcessPool:
         context = multiprocessing.get_context(self.start_method)
-        pool = context.Pool(self._n_workers, _init_worker, (self.dataset,),
-                            maxtasksperchild=self.maxtasksperchild)
-        self._workers = set(pool._pool)
-        return pool
+        return _process_pool.ProcessPool(context, self._n_workers, _init_worker, (self.dataset,),
+                                         _fetch_in_worker, self.maxtasksperchild)
 
     def _check_workers(self) -> None:
-        # multiprocessing.Pool silently replaces a worker that dies (a crash, the OOM killer,
-        # a dataset that cannot be unpickled in the worker) and the task it held is lost.
-        # Pool keeps its processes in the (undocumented, long-stable) list ``_pool``.
+        # A worker that dies (a crash, the OOM killer, a dataset that cannot be unpickled in
+        # the worker) never answers the task it held.
         pool = self._pool
-        if pool is None:
-            return
-        self._workers.update(pool._pool)
-        for worker in list(self._workers):
+        worker = None if pool is None else pool.dead_worker()
+        if worker is not None:
             code = worker.exitcode
-            if code == 0:  # retired normally (maxtasksperchild)
-                self._workers.discard(worker)
-            elif code is not None:
-                self.finalize()
-                raise RuntimeError(
-                    f'MultiprocessIterator: worker process {worker.pid} died with exit code '
-                    f'{code} while loading a batch. With start_method "spawn" or "forkserver" '
-                    f'the dataset, and every function it uses, must be picklable and '
-                    f'importable by the workers (defined at the top level of a module); '
-                    f'a crash or running out of memory also ends a worker')
+            self.finalize()
+            raise RuntimeError(
+                f'MultiprocessIterator: worker process {worker.pid} died with exit code '
+                f'{code} while loading a batch. With start_method "spawn" or "forkserver" '
+                f'the dataset, and every function it uses, must be picklable and '
+                f'importable by the workers (defined at the top level of a module); '
+                f'a crash or running out of memory also ends a worker')
 
     def _submit(self, pool: Any, chunks: list[list[int]]) -> Any:
-        return pool.map_async(_fetch_in_worker, chunks, chunksize=1)
+        return pool.submit(chunks)
 
     def _unpack(self, chunk: Any) -> list:
         return _unpack(chunk)
@@ -388,4 +378,4 @@ class MultiprocessIterator(_PoolIterator):
         # For tests and debugging.
         if self._pool is None:
             return []
-        return [p.pid for p in self._pool._pool if p.pid is not None]
+        return [p.pid for p in self._pool.workers() if p.pid is not None]

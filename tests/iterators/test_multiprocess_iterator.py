@@ -3,9 +3,11 @@ import gc
 import multiprocessing
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -135,6 +137,63 @@ def test_garbage_collection_stops_workers():
     del it
     gc.collect()
     assert _wait_gone(pids) == []
+
+
+def _finishes(fn, seconds=20.0):
+    """Run ``fn`` in a thread; True if it returned within ``seconds`` (a hang fails, not hangs)."""
+    thread = threading.Thread(target=fn, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return not thread.is_alive()
+
+
+@pytest.mark.parametrize('victim', ['idle', 'all'])
+def test_finalize_after_a_worker_was_killed_does_not_hang(victim):
+    # multiprocessing.Pool.terminate() waits for a queue lock that an idle worker holds while
+    # it waits for a task: with that worker killed, finalize() used to wait forever.
+    it = MultiprocessIterator(list(range(8)), 2, n_processes=2, start_method=METHOD)
+    next(it)
+    pids = it._worker_pids()
+    time.sleep(0.3)  # the workers are idle again, one of them in the queue's get()
+    for pid in (pids if victim == 'all' else pids[:1]):
+        os.kill(pid, signal.SIGKILL)
+    assert _finishes(it.finalize)
+    assert _wait_gone(pids) == []
+
+
+def test_a_killed_worker_is_an_error_not_a_hang():
+    it = MultiprocessIterator(list(range(8)), 2, n_processes=2, start_method=METHOD,
+                              dataset_timeout=None)
+    next(it)
+    pids = it._worker_pids()
+    time.sleep(0.3)
+    os.kill(pids[0], signal.SIGKILL)
+    errors = []
+
+    def drain():
+        try:
+            for _ in range(8):
+                next(it)
+        except RuntimeError as e:
+            errors.append(e)
+
+    assert _finishes(drain)
+    assert len(errors) == 1 and 'died with exit code -9' in str(errors[0])
+    assert _wait_gone(pids) == []
+
+
+def test_maxtasksperchild_restarts_workers_and_keeps_the_order():
+    ds = _dataset()
+    serial = SerialIterator(ds, 4, shuffle=False)
+    with MultiprocessIterator(ds, 4, shuffle=False, n_processes=2, n_prefetch=2,
+                              maxtasksperchild=1, start_method=METHOD) as it:
+        seen = set()
+        for _ in range(7):
+            assert _same(next(serial), next(it))
+            seen.update(it._worker_pids())
+        assert len(seen) > 2  # new workers took over
+        old = [p for p in seen if p not in it._worker_pids()]
+    assert _wait_gone(old + list(seen)) == []
 
 
 def test_interpreter_exit_leaves_no_children(tmp_path):
