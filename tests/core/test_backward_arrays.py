@@ -23,6 +23,11 @@ CASES = {
     'mul_const': (lambda x, y: x * 2.5, [(3, 2)]),
     'mul_const_0d': (lambda x, y: x * 3.0, [()]),
     'chain': (lambda x, y: F.sum(F.exp(F.tanh(x * y) + 1.0) - y), [(4,), (4,)]),
+    'relu': (lambda x, y: F.relu(x), [(3, 2)]),
+    'linear': (lambda x, w: F.linear(x, w), [(4, 3), (2, 3)]),
+    'linear_bias': (lambda x, w, b: F.linear(x, w, b), [(4, 3), (2, 3), (2,)]),
+    'mlp': (lambda x, w, b: F.sum(F.relu(F.linear(F.relu(F.linear(x, w, b)), w.T[:2]))),
+            [(4, 3), (2, 3), (2,)]),
 }
 
 
@@ -40,7 +45,7 @@ def _grads(case, dtype, hooked):
     f, shapes = CASES[case]
     rng = np.random.RandomState(0)
     xs = [chainlet.Variable(rng.uniform(-1, 1, s).astype(dtype)) for s in shapes]
-    y = f(xs[0], xs[1] if len(xs) > 1 else None)
+    y = f(*xs, *[None] * (2 - len(xs)))
     y.grad = rng.uniform(-1, 1, y.shape).astype(dtype)
     hook = _Observer()
     if hooked:  # an active hook must see every function, so backward takes the Variable path

@@ -29,6 +29,9 @@ class ReLU(FunctionNode):
         y, = self.output_data()
         return ReLUGrad(y).apply((grad_outputs[0],))
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        return grad_outputs[0] * (self._retained_output_data[0] > 0),
+
 
 class ReLUGrad(FunctionNode):
     """``gx = gy * (y > 0)``.

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy
+
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
@@ -56,6 +58,29 @@ class LinearFunction(FunctionNode):
                 from chainlet.functions.math.sum import sum as _sum
                 ret.append(_sum(gy, axis=0))
         return tuple(ret)
+
+    def _backward_arrays(self, indexes, grad_outputs):
+        # The forwards of LinearGradData, LinearGradWeight and sum, on the arrays backward
+        # would wrap (the live input Variables' arrays when they still exist).
+        inputs = self.inputs
+        x, W = _input_array(inputs[0]), _input_array(inputs[1])
+        gy = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            if i == 0:
+                g = numpy.matmul(gy, W)
+                ret.append(g if g.dtype == gy.dtype else g.astype(gy.dtype))
+            elif i == 1:
+                g = numpy.matmul(gy.T, x)
+                ret.append(g if g.dtype == W.dtype else g.astype(W.dtype))
+            else:
+                ret.append(numpy.sum(gy, axis=(0,)))
+        return tuple(ret)
+
+
+def _input_array(node: Any) -> Any:
+    var = node.get_variable_or_none()
+    return node.data if var is None else var._data
 
 
 class LinearGradData(FunctionNode):
