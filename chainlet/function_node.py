@@ -403,6 +403,13 @@ class FunctionNode:
         return tuple([None if g is None else g.array
                       for g in self.backward(target_input_indexes, gys)])
 
+    def _input_array(self, index: int) -> Any:
+        """The array of input ``index`` as ``get_retained_inputs`` would give it (the live
+        Variable's array while it exists), for a ``_backward_arrays``."""
+        node = self.inputs[index]
+        var = node.get_variable_or_none()
+        return node.data if var is None else var._data
+
     def backward_accumulate(self, target_input_indexes: tuple, grad_outputs: tuple,
                             grad_inputs: tuple) -> tuple:
         """Like ``backward`` but returns ``grad_inputs`` (gradients so far) plus the new ones.

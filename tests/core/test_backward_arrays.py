@@ -24,8 +24,18 @@ CASES = {
     'mul_const_0d': (lambda x, y: x * 3.0, [()]),
     'chain': (lambda x, y: F.sum(F.exp(F.tanh(x * y) + 1.0) - y), [(4,), (4,)]),
     'relu': (lambda x, y: F.relu(x), [(3, 2)]),
+    'reshape': (lambda x, y: F.reshape(x, (2, -1)) * 2.0, [(3, 2)]),
+    'flatten_linear': (lambda x, w: F.linear(F.reshape(x, (4, -1)), w), [(4, 3, 2), (5, 6)]),
     'linear': (lambda x, w: F.linear(x, w), [(4, 3), (2, 3)]),
     'linear_bias': (lambda x, w, b: F.linear(x, w, b), [(4, 3), (2, 3), (2,)]),
+    'sce': (lambda x, y: F.softmax_cross_entropy(x, np.array([0, 2, 1, -1])), [(4, 3)]),
+    'sce_no_reduce': (lambda x, y: F.softmax_cross_entropy(x, np.array([0, 2, 1, 1]),
+                                                           reduce='no'), [(4, 3)]),
+    'sce_weighted': (lambda x, y: F.softmax_cross_entropy(
+        x, np.array([0, 2, 1, 1]), class_weight=np.array([1.0, 2.0, 0.5], np.float32),
+        normalize=False, cache_score=False), [(4, 3)]),
+    'sce_nd': (lambda x, y: F.softmax_cross_entropy(x, np.array([[0, 2], [1, -1]])),
+               [(2, 3, 2)]),
     'mlp': (lambda x, w, b: F.sum(F.relu(F.linear(F.relu(F.linear(x, w, b)), w.T[:2]))),
             [(4, 3), (2, 3), (2,)]),
 }

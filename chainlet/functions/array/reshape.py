@@ -34,6 +34,9 @@ class Reshape(FunctionNode):
     def backward(self, indexes, grad_outputs):
         return reshape(grad_outputs[0], self._in_shape),
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        return grad_outputs[0].reshape(self._in_shape),
+
 
 def reshape(x: Any, shape: Sequence[int]) -> Variable:
     """Give ``x`` a new shape without changing its elements.

@@ -62,8 +62,7 @@ class LinearFunction(FunctionNode):
     def _backward_arrays(self, indexes, grad_outputs):
         # The forwards of LinearGradData, LinearGradWeight and sum, on the arrays backward
         # would wrap (the live input Variables' arrays when they still exist).
-        inputs = self.inputs
-        x, W = _input_array(inputs[0]), _input_array(inputs[1])
+        x, W = self._input_array(0), self._input_array(1)
         gy = grad_outputs[0]
         ret = []
         for i in indexes:
@@ -76,11 +75,6 @@ class LinearFunction(FunctionNode):
             else:
                 ret.append(numpy.sum(gy, axis=(0,)))
         return tuple(ret)
-
-
-def _input_array(node: Any) -> Any:
-    var = node.get_variable_or_none()
-    return node.data if var is None else var._data
 
 
 class LinearGradData(FunctionNode):

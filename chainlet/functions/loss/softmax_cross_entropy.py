@@ -126,6 +126,11 @@ class SoftmaxCrossEntropy(FunctionNode):
         self.y = None
         return grad.apply((x, grad_outputs[0]))[0], None
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        grad = SoftmaxCrossEntropyGrad(self)
+        self.y = None
+        return grad.forward((self._input_array(0), grad_outputs[0]))[0], None
+
 
 class SoftmaxCrossEntropyGrad(FunctionNode):
     """``gx = (softmax(x) - onehot(t)) * w[t] * gloss * coeff``, itself differentiable."""
