@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
 from typing import Any
 
@@ -18,6 +19,9 @@ from typing import Any
 ENV_VAR = 'CHAINLET_MPI_ABORT_ON_EXCEPTION'
 
 _installed: dict = {}
+
+# How long the output of a failing process is given to reach the launcher before the abort.
+_FORWARD_SECONDS = 1.0
 
 
 def _hook(exc_type: Any, exc_value: Any, exc_tb: Any) -> None:
@@ -29,6 +33,10 @@ def _hook(exc_type: Any, exc_value: Any, exc_tb: Any) -> None:
                          f'{size}; aborting the MPI job\n{text}')
         sys.stderr.flush()
         sys.stdout.flush()
+        # The launcher forwards a process's output asynchronously, and Abort has it kill the
+        # forwarding processes too: without a moment's pause the traceback can be lost (seen
+        # with MPICH's Hydra under load, the job ending with no output at all).
+        time.sleep(_FORWARD_SECONDS)
     finally:
         # Abort ends every process of the job; without it the others would wait forever in
         # their next collective.

@@ -67,7 +67,7 @@ def test_exception_on_one_rank_aborts_the_job():
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     assert elapsed < 20.0, f'the job took {elapsed:.1f} s to end'
-    assert 'uncaught exception on rank 1 of 2' in output, output
+    assert 'uncaught exception on rank 1 of 2' in output, f'exit {result.returncode}: {output}'
     assert 'ValueError: boom on purpose' in output, output
     assert 'rank 0 passed the barrier' not in output
 
@@ -83,7 +83,7 @@ def test_exception_on_one_rank_aborts_the_job_by_default():
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     assert elapsed < 30.0, f'the job took {elapsed:.1f} s to end'
-    assert 'uncaught exception on rank 1 of 2' in output, output
+    assert 'uncaught exception on rank 1 of 2' in output, f'exit {result.returncode}: {output}'
     assert 'ValueError: boom on purpose' in output, output
     assert 'rank 0 passed the barrier' not in output
 
