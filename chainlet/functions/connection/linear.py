@@ -67,14 +67,22 @@ class LinearFunction(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                g = numpy.matmul(gy, W)
-                ret.append(g if g.dtype == gy.dtype else g.astype(gy.dtype))
+                ret.append(_grad_data(W, gy))
             elif i == 1:
-                g = numpy.matmul(gy.T, x)
-                ret.append(g if g.dtype == W.dtype else g.astype(W.dtype))
+                ret.append(_grad_weight(x, gy, W.dtype))
             else:
                 ret.append(numpy.sum(gy, axis=(0,)))
         return tuple(ret)
+
+
+def _grad_data(W: Any, gy: Any) -> Any:
+    gx = backend.get_array_module(gy).matmul(gy, W)
+    return gx if gx.dtype == gy.dtype else gx.astype(gy.dtype)
+
+
+def _grad_weight(x: Any, gy: Any, dtype: Any) -> Any:
+    gW = backend.get_array_module(gy).matmul(gy.T, x)
+    return gW if gW.dtype == dtype else gW.astype(dtype)
 
 
 class LinearGradData(FunctionNode):
@@ -82,9 +90,7 @@ class LinearGradData(FunctionNode):
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
-        W, gy = inputs
-        gx = backend.get_array_module(gy).matmul(gy, W)
-        return (gx if gx.dtype == gy.dtype else gx.astype(gy.dtype)),
+        return _grad_data(*inputs),
 
     def backward(self, indexes, grad_outputs):
         W, gy = self.get_retained_inputs()
@@ -106,9 +112,7 @@ class LinearGradWeight(FunctionNode):
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
-        x, gy = inputs
-        gW = backend.get_array_module(gy).matmul(gy.T, x)
-        return (gW if gW.dtype == self.dtype else gW.astype(self.dtype)),
+        return _grad_weight(*inputs, self.dtype),
 
     def backward(self, indexes, grad_outputs):
         x, gy = self.get_retained_inputs()
