@@ -10,27 +10,35 @@ One step per node, as in Chainer's gradient table: pop the node's output gradien
 backward with its hooks (:func:`_call_backward`, checked by :func:`_backward_step`), and file the
 input gradients (:func:`_add_grad`), which schedules their creators.
 
+First-order backward on the CPU keeps bare NumPy arrays in the gradient table: a node whose
+``_backward_arrays`` computes its gradients on arrays gets and gives arrays, and a Variable is
+made only where something needs one (a ``backward`` written with chainlet functions, a hook,
+``retain_grad``, the results). Each gradient would otherwise cost a Variable, its node and a
+weak reference, three more objects for the cyclic GC.
+
 Backward runs with ``enable_backprop`` set to ``enable_double_backprop``: the backward methods are
 written with chainlet functions, so with the flag on they build a graph of the gradient
 computation; with it off they build nothing.
 """
 from __future__ import annotations
 
-import contextlib
 import heapq
 import warnings
-from typing import Any, Iterator, Optional, Sequence
+import weakref
+from typing import Any, Optional, Sequence
 
 import numpy
 
 from chainlet import _config
 from chainlet import _debug
+from chainlet import _grad_sum
 from chainlet import _hooks
 from chainlet import backend
 from chainlet import function_node as _fn
 from chainlet._grad_sum import copy_grad, sum_grads
 from chainlet.variable import Variable, VariableNode
 
+_weakref = weakref.ref
 _heappush = heapq.heappush
 _heappop = heapq.heappop
 _from_output = Variable._from_output
@@ -55,6 +63,29 @@ def _as_grad_variable(gx: Any, func: _fn.FunctionNode, double: bool) -> Variable
     if not double:
         return _from_output(gx, False)
     return _fn.NonDifferentiableGrad.attach(func, gx)
+
+
+def _as_var(g: Any) -> Any:
+    """A gradient from the table as a Variable (the table may hold bare NumPy arrays)."""
+    return _from_output(g, False) if type(g) is _ndarray else g
+
+
+def _as_vars(gys: tuple) -> tuple:
+    for g in gys:
+        if type(g) is _ndarray:
+            return tuple([_as_var(g) for g in gys])
+    return gys
+
+
+def _sum_terms(lst: list) -> Any:
+    """The sum of the gradients filed for one node: an array if they all are, else a Variable."""
+    if len(lst) == 1:
+        return lst[0]
+    for g in lst:
+        if type(g) is not _ndarray:
+            return sum_grads([_as_var(t) for t in lst])
+    y = _grad_sum._add(lst)
+    return numpy.asarray(y) if type(y) is not _ndarray else y  # 0-d terms add to a scalar
 
 
 class GradientDtypeError(TypeError, ValueError):
@@ -107,26 +138,37 @@ def _checked_grad(func: _fn.FunctionNode, i: int, node: VariableNode, gx: Any,
     raise _bad_grad(func, i, node, data)
 
 
+def _run_backward(func: _fn.FunctionNode, indexes: tuple, gys: tuple,
+                  pending: Optional[tuple], arrays: bool) -> Any:
+    """Call the node's ``_backward_arrays`` (on arrays), ``backward_accumulate`` or ``backward``
+    (on Variables, with the gradients' GPU current)."""
+    if pending is not None:
+        return _on_device_of(gys, func.backward_accumulate, indexes, gys, pending)
+    g0 = gys[0]
+    if arrays:
+        d0 = g0 if g0 is None or type(g0) is _ndarray else g0._data
+        if type(d0) is _ndarray and func._use_backward_arrays:
+            return func._backward_arrays(indexes, (d0,) if len(gys) == 1 else tuple(
+                [g if g is None or type(g) is _ndarray else g._data for g in gys]))
+        gys = _as_vars(gys)
+        g0 = gys[0]
+    if g0 is not None and type(g0._data) is _ndarray:  # the CPU: no device to select
+        return func.backward(indexes, gys)
+    return _on_device_of(gys, func.backward, indexes, gys)
+
+
 def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: Optional[tuple],
                    double: bool, debug: bool, arrays: bool = False) -> list:
     """Run one node's backward and return its checked gradients, one per target index.
 
     ``pending`` holds the gradients the targets already have when the node implements
     ``backward_accumulate`` (``None`` otherwise). ``arrays``: first-order gradients with no
-    function hook, so a node's ``_backward_arrays`` may compute them on NumPy arrays. In debug
-    mode an error names the node's call.
+    function hook, so ``gys`` may hold bare NumPy arrays, a node's ``_backward_arrays`` may
+    compute on them, and a correct array gradient is given back as it is. In debug mode an
+    error names the node's call.
     """
     try:
-        if pending is not None:
-            gxs = _on_device_of(gys, func.backward_accumulate, indexes, gys, pending)
-        elif gys[0] is not None and type(gys[0]._data) is _ndarray:  # the CPU fast paths
-            if arrays and func._use_backward_arrays:
-                gxs = func._backward_arrays(indexes, (gys[0]._data,) if len(gys) == 1 else
-                                            tuple([None if g is None else g._data for g in gys]))
-            else:
-                gxs = func.backward(indexes, gys)
-        else:
-            gxs = _on_device_of(gys, func.backward, indexes, gys)
+        gxs = _run_backward(func, indexes, gys, pending, arrays)
         if type(gxs) is not tuple:
             gxs = _grads_as_tuple(func, gxs)
         if len(gxs) != len(indexes):
@@ -136,11 +178,10 @@ def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: 
         for i, gx in zip(indexes, gxs):
             if gx is not None:
                 node = inputs[i]
-                if type(gx) is _ndarray and arrays and gx.shape == node.shape and (
-                        gx.dtype == node.dtype or node.dtype.kind != 'f'):
-                    g0 = gys[0]
-                    # An identity gradient (x + c, reshape to the same shape) passes on as is.
-                    gx = g0 if g0 is not None and gx is g0._data else _from_output(gx, False)
+                if type(gx) is _ndarray:
+                    if not (arrays and gx.shape == node.shape and (
+                            gx.dtype == node.dtype or node.dtype.kind != 'f')):
+                        gx = _checked_grad(func, i, node, gx, double)  # raises or wraps
                 elif type(gx) is not Variable or gx._data.shape != node.shape or (
                         gx._data.dtype != node.dtype and node.dtype.kind == 'f'):
                     gx = _checked_grad(func, i, node, gx, double)  # raises or wraps an array
@@ -173,19 +214,20 @@ def _pop_output_grads(func: _fn.FunctionNode, grads: dict, targets: Optional[dic
     """Sum and remove the gradients of ``func``'s outputs (``None`` where one got none)."""
     gys = []
     found = False
-    for ref in func.outputs:
+    refs = func._outputs
+    for ref in ((refs,) if type(refs) is _weakref else refs):
         node = ref()
         lst = None if node is None else grads.pop(node, None)
         if lst is None:
             gys.append(None)
             continue
-        gy = lst[0] if len(lst) == 1 else sum_grads(lst)
+        gy = lst[0] if len(lst) == 1 else _sum_terms(lst)
         if targets is not None and node in targets:
-            targets[node] = gy
+            gy = targets[node] = _as_var(gy)
         if retain_grad:
             var = node._variable()
             if var is not None:
-                var._grad_var = gy
+                gy = var._grad_var = _as_var(gy)
         gys.append(gy)
         found = True
     return tuple(gys) if found else None
@@ -205,6 +247,7 @@ def _target_indexes(func: _fn.FunctionNode, targets: Optional[dict]) -> tuple:
 def _call_backward(func: _fn.FunctionNode, indexes: tuple, gys: tuple, grads: dict,
                    double: bool, debug: bool) -> list:
     """:func:`_backward_step` between the node's hooks, for ``backward_accumulate`` too."""
+    gys = _as_vars(gys)
     hooks = _function_hooks.collect(func._local_function_hooks)
     if hooks:
         in_data = tuple([n.data for n in func.inputs])
@@ -222,31 +265,40 @@ def _call_backward(func: _fn.FunctionNode, indexes: tuple, gys: tuple, grads: di
 
 def _take_sum(grads: dict, node: VariableNode) -> Optional[Variable]:
     lst = grads.pop(node, None)
-    return None if lst is None else sum_grads(lst)
+    return None if lst is None else _as_var(_sum_terms(lst))
 
 
-@contextlib.contextmanager
-def _backward_mode(double: bool) -> Iterator[bool]:
+class _backward_mode:  # noqa: N801 (used as a context manager, like contextlib's)
     """Backprop on only for double backprop; debug checks per node, not per applied function.
 
-    Yields whether debug mode is on. In debug mode the functions applied inside a backward are
-    not checked one by one: a NaN is reported once, for the node whose backward produced it,
-    with that node's forward stack.
+    ``with _backward_mode(double) as debug`` yields whether debug mode is on. In debug mode the
+    functions applied inside a backward are not checked one by one: a NaN is reported once, for
+    the node whose backward produced it, with that node's forward stack. (A class, not a
+    generator: every backward enters it, and a generator context manager costs ~2 us.)
     """
-    cfg = _config.config
-    saved = {key: cfg.__dict__.get(key, _config._MISSING) for key in ('enable_backprop', 'debug')}
-    debug = bool(cfg.debug)
-    cfg.enable_backprop = double
-    if debug:
-        cfg.debug = False
-    try:
-        yield debug
-    finally:
-        for key, old in saved.items():
+
+    __slots__ = ('double', 'saved')
+
+    def __init__(self, double: bool) -> None:
+        self.double = double
+
+    def __enter__(self) -> bool:
+        local = _config.config.__dict__  # the thread's own settings
+        self.saved = (local.get('enable_backprop', _config._MISSING),
+                      local.get('debug', _config._MISSING))
+        debug = bool(_config.config.debug)
+        local['enable_backprop'] = self.double
+        if debug:
+            local['debug'] = False
+        return debug
+
+    def __exit__(self, *exc: Any) -> None:
+        local = _config.config.__dict__
+        for key, old in zip(('enable_backprop', 'debug'), self.saved):
             if old is _config._MISSING:
-                cfg.__dict__.pop(key, None)
+                local.pop(key, None)
             else:
-                setattr(cfg, key, old)
+                local[key] = old
 
 
 def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
@@ -266,7 +318,7 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
     for node, gy in zip(output_nodes, output_grads):
         _add_grad(grads, heap, pushed, node, gy)
     with _backward_mode(double) as debug:
-        arrays = not double and not debug
+        arrays = not double and not debug and not _function_hooks.active
         while heap:
             func = _heappop(heap)[2]
             gys = _pop_output_grads(func, grads, targets, retain_grad)
@@ -294,7 +346,7 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
     for node, lst in grads.items():
         if node in targets:
             with _config.using_config('enable_backprop', double):
-                targets[node] = sum_grads(lst)
+                targets[node] = _as_var(_sum_terms(lst))
     return targets
 
 
@@ -323,7 +375,7 @@ def _initial_grad(var: Variable, what: str) -> Variable:
 
 def _ones_like(data: Any) -> Variable:
     if isinstance(data, numpy.ndarray):
-        return Variable(numpy.ones_like(data), requires_grad=False)
+        return _from_output(numpy.ones_like(data), False)
     with data.device:  # CuPy allocates on the current device, not the array's
         return Variable(backend.get_array_module(data).ones_like(data), requires_grad=False)
 
@@ -361,7 +413,7 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bo
             v = node._variable()
             if v is None:
                 continue
-            g = sum_grads(lst)
+            g = _as_var(_sum_terms(lst))
             if v._grad_var is not None:
                 g = sum_grads([v._grad_var, g])
             elif id(g._data) in given or not _writable(g._data) or \

@@ -37,7 +37,7 @@ import os
 import sys
 import threading
 import warnings
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 import numpy
 
@@ -242,8 +242,35 @@ config = LocalConfig(global_config)
 _MISSING = object()
 
 
-@contextlib.contextmanager
-def using_config(name: str, value: Any, config: LocalConfig = config) -> Iterator[None]:
+class _ConfigContext(contextlib.ContextDecorator):
+    """What :func:`using_config` returns: a ``with`` block (or a decorator) that sets one key.
+
+    A class rather than a generator context manager: the engine enters one per backward, and
+    this costs a third as much.
+    """
+
+    __slots__ = ('config', 'name', 'value', 'old')
+
+    def __init__(self, name: str, value: Any, config: Any) -> None:
+        self.config, self.name, self.value = config, name, value
+
+    def _recreate_cm(self) -> '_ConfigContext':
+        # Used as a decorator: each call gets its own saved value (calls may nest or recurse).
+        return _ConfigContext(self.name, self.value, self.config)
+
+    def __enter__(self) -> None:
+        self.old = self.config.__dict__.get(self.name, _MISSING)
+        setattr(self.config, self.name, self.value)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.old is _MISSING:
+            delattr(self.config, self.name)
+        else:
+            setattr(self.config, self.name, self.old)
+
+
+def using_config(name: str, value: Any,
+                 config: LocalConfig = config) -> contextlib.AbstractContextManager[None]:
     """Set ``config.<name>`` to ``value`` in this thread for the duration of a ``with`` block.
 
     Args:
@@ -251,21 +278,16 @@ def using_config(name: str, value: Any, config: LocalConfig = config) -> Iterato
         value: The value it takes inside the block.
         config: The configuration to change (``chainlet.config`` by default).
 
+    Returns:
+        A context manager, also usable as a function decorator.
+
     Example:
         >>> import chainlet
         >>> with chainlet.using_config('debug', True):
         ...     chainlet.config.debug
         True
     """
-    old = config.__dict__.get(name, _MISSING)
-    setattr(config, name, value)
-    try:
-        yield
-    finally:
-        if old is _MISSING:
-            delattr(config, name)
-        else:
-            setattr(config, name, old)
+    return _ConfigContext(name, value, config)
 
 
 def no_backprop_mode() -> contextlib.AbstractContextManager[None]:

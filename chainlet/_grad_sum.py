@@ -15,10 +15,41 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
+import numpy
+
+from chainlet import _config
+from chainlet import _hooks
 from chainlet.function_node import FunctionNode
 from chainlet.variable import Variable
+
+_ndarray = numpy.ndarray
+_local = _config.config
+_global = _config.global_config
+
+
+def _add(arrays: Sequence[Any]) -> Any:
+    y = arrays[0] + arrays[1]  # a fresh array: the terms are never written to
+    for x in arrays[2:]:
+        if x.dtype == y.dtype:
+            y += x
+        else:  # an integer input's gradients may come in several dtypes
+            y = y + x
+    return y
+
+
+def _on_arrays(grads: Sequence[Variable]) -> bool:
+    """Whether a sum or copy may skip ``apply``: no graph wanted, nothing observing functions,
+    NumPy arrays (the first-order CPU backward)."""
+    local = _local.__dict__
+    if local.get('enable_backprop', _global.enable_backprop) or _hooks.functions.active or \
+            local.get('debug', _global.debug):
+        return False
+    for g in grads:
+        if type(g._data) is not _ndarray:
+            return False
+    return True
 
 
 class GradientSum(FunctionNode):
@@ -29,13 +60,7 @@ class GradientSum(FunctionNode):
         return '_ + _'  # as Chainer's graph dumps show a gradient sum
 
     def forward(self, inputs: tuple) -> tuple:
-        y = inputs[0] + inputs[1]  # a fresh array: the terms are never written to
-        for x in inputs[2:]:
-            if x.dtype == y.dtype:
-                y += x
-            else:  # an integer input's gradients may come in several dtypes
-                y = y + x
-        return y,
+        return _add(inputs),
 
     def backward(self, indexes: tuple, grad_outputs: tuple) -> tuple:
         gy, = grad_outputs
@@ -56,9 +81,16 @@ def sum_grads(grads: Sequence[Variable]) -> Variable:
     """The sum of the gradient Variables ``grads`` (the one term itself when there is one)."""
     if len(grads) == 1:
         return grads[0]
+    if _on_arrays(grads):  # what apply would give, without the node nobody will see
+        y = _add([g._data for g in grads])
+        if type(y) is not _ndarray:
+            y = numpy.asarray(y)  # 0-d terms add up to a NumPy scalar
+        return Variable._from_output(y, any([g._node.requires_grad for g in grads]))
     return GradientSum().apply(grads)[0]
 
 
 def copy_grad(grad: Variable) -> Variable:
     """A copy of ``grad`` with its own writable array (differentiable under double backprop)."""
+    if _on_arrays((grad,)):
+        return Variable._from_output(grad._data.copy(), grad._node.requires_grad)
     return GradientCopy().apply((grad,))[0]

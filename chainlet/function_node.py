@@ -97,7 +97,9 @@ class FunctionNode:
     """
 
     inputs: Optional[tuple] = None
-    outputs: Optional[tuple] = None
+    # The outputs' weak references: one bare weakref for the usual single output (a tuple per
+    # node is one more object for the cyclic GC to traverse as the graph grows), else a tuple.
+    _outputs: Any = None
     rank = 0
     _order = 0
     stack: Optional[list] = None
@@ -126,6 +128,18 @@ class FunctionNode:
             elif '_check_arrays' not in cls.__dict__:
                 # A subclass of a built-in adds Chainer-style checks: run both.
                 cls._check_arrays = _checks_then_dsl(cls._check_arrays)
+
+    @property
+    def outputs(self) -> Optional[tuple]:
+        """Weak references to the output :class:`VariableNode` objects (``None`` before
+        ``apply``)."""
+        refs = self._outputs
+        return (refs,) if type(refs) is _weakref else refs
+
+    @outputs.setter
+    def outputs(self, refs: Optional[tuple]) -> None:
+        self._outputs = refs[0] if type(refs) is tuple and len(refs) == 1 and \
+            type(refs[0]) is _weakref else refs
 
     @property
     def label(self) -> str:
@@ -267,7 +281,7 @@ class FunctionNode:
         if len(outputs) == 1:  # the common case, without the lists
             v = _from_output(outputs[0], requires_grad, self, rank)
             ret = (v,)
-            self.outputs = (_weakref(v._node),)
+            self._outputs = _weakref(v._node)
         else:
             ret = []
             out_refs = []
@@ -302,7 +316,7 @@ class FunctionNode:
         the hyper-parameters are shared, the graph state is not.
         """
         node = copy.copy(self)
-        for name in ('inputs', 'outputs', 'rank', '_order', 'stack', '_applied',
+        for name in ('inputs', '_outputs', 'rank', '_order', 'stack', '_applied',
                      '_input_indexes_to_retain', '_output_indexes_to_retain',
                      '_retained_output_data'):
             node.__dict__.pop(name, None)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import warnings
 from typing import Any, Sequence
 
+import numpy
+
 from chainlet import backend
 
 
@@ -47,6 +49,33 @@ def size_of_shape(shape: Sequence[int]) -> int:
     for n in shape:
         size *= n
     return int(size)
+
+
+def broadcast_view(x: Any, shape: Sequence[int]) -> Any:
+    """``xp.broadcast_to(x, shape)``: a read-only view of ``x`` broadcast to ``shape``.
+
+    A one-element NumPy array (a summed gradient, the common case in backward) is spread with
+    zero strides directly; NumPy's own function costs about 1.5 us of Python for it.
+
+    Args:
+        x: A NumPy or CuPy array.
+        shape: A shape ``x`` broadcasts to.
+
+    Returns:
+        A read-only view of shape ``shape``.
+
+    Example:
+        >>> import numpy as np
+        >>> broadcast_view(np.array(2.0), (2, 3))
+        array([[2., 2., 2.],
+               [2., 2., 2.]])
+    """
+    shape = tuple(shape)
+    if type(x) is numpy.ndarray and x.size == 1 and x.ndim <= len(shape):
+        view = numpy.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+        view.flags.writeable = False
+        return view
+    return backend.get_array_module(x).broadcast_to(x, shape)
 
 
 def sum_to(x: Any, shape: Sequence[int]) -> Any:

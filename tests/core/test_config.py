@@ -32,6 +32,23 @@ def test_using_config_restores_after_exception():
     assert chainlet.config.debug is False
 
 
+def test_using_config_as_a_decorator_nests_and_recurses():
+    seen = []
+
+    @chainlet.using_config('train', False)
+    def f(n):
+        seen.append(chainlet.config.train)
+        if n:
+            with chainlet.using_config('train', True):
+                seen.append(chainlet.config.train)
+                f(n - 1)
+        return chainlet.config.train
+
+    assert f(2) is False
+    assert seen == [False, True, False, True, False]
+    assert chainlet.config.train is True
+
+
 def test_backprop_modes():
     with chainlet.no_backprop_mode():
         assert chainlet.config.enable_backprop is False

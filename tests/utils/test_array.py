@@ -66,3 +66,22 @@ def test_deprecated_helpers():
 
 def test_broadcast_to():
     assert array._broadcast_to(np, np.ones(3), (2, 3)).shape == (2, 3)
+
+
+@pytest.mark.parametrize('in_shape,out_shape', [
+    ((), (2, 3)), ((1,), (4,)), ((1, 1), (2, 1, 3)), ((), ()), ((1,), (0,)), ((2, 1), (3, 2, 4)),
+])
+def test_broadcast_view_is_numpys_broadcast_to(in_shape, out_shape):
+    x = np.asarray(np.arange(np.prod(in_shape), dtype=np.float32).reshape(in_shape) + 2)
+    view = array.broadcast_view(x, out_shape)
+    expected = np.broadcast_to(x, out_shape)
+    assert view.shape == expected.shape and view.dtype == x.dtype
+    np.testing.assert_array_equal(view, expected)
+    assert not view.flags.writeable and (view.size == 0 or np.shares_memory(view, x))
+
+
+def test_broadcast_view_refuses_what_numpy_refuses():
+    with pytest.raises(ValueError):
+        array.broadcast_view(np.ones((1, 1)), (3,))
+    with pytest.raises(ValueError):
+        array.broadcast_view(np.ones(2), (3,))

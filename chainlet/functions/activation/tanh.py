@@ -69,6 +69,14 @@ class TanhGrad(FunctionNode):
                 ret.append(ggx * (1.0 - y * y))
         return tuple(ret)
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        # The arithmetic of backward, on arrays (the same operations, so the same bits).
+        y, gy = self._input_array(0), self._input_array(1)
+        ggx = grad_outputs[0]
+        one, minus_two = y.dtype.type(1.0), y.dtype.type(-2.0)
+        return tuple([ggx * gy * y * minus_two if i == 0 else ggx * (one - y * y)
+                      for i in indexes])
+
 
 def tanh(x: Any) -> Variable:
     """Elementwise hyperbolic tangent, :math:`y = \\tanh x`.

@@ -5,10 +5,10 @@ from typing import Any, Sequence
 
 import numpy
 
-from chainlet import backend
 from chainlet.function_node import FunctionNode
 from chainlet.functions.array._util import InvalidValue, check_array
 from chainlet.functions.array.broadcast_many import Broadcast, broadcast  # noqa: F401  (Chainer)
+from chainlet.utils import array as utils_array
 from chainlet.variable import Variable
 
 
@@ -31,11 +31,14 @@ class BroadcastTo(FunctionNode):
     def forward(self, inputs):
         x, = inputs
         self._in_shape = x.shape
-        return backend.get_array_module(x).broadcast_to(x, self._shape),
+        return utils_array.broadcast_view(x, self._shape),
 
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.array.sum_to import sum_to
         return sum_to(grad_outputs[0], self._in_shape),
+
+    def _backward_arrays(self, indexes, grad_outputs):
+        return utils_array.sum_to(grad_outputs[0], self._in_shape),
 
 
 def broadcast_to(x: Any, shape: Sequence[int]) -> Variable:

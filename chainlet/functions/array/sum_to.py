@@ -32,6 +32,12 @@ class SumTo(FunctionNode):
         from chainlet.functions.array.broadcast import broadcast_to
         return broadcast_to(grad_outputs[0], self._in_shape),
 
+    def _backward_arrays(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        if gy.shape == self._in_shape:
+            return gy,
+        return utils_array.broadcast_view(gy, self._in_shape),
+
 
 def sum_to(x: Any, shape: Sequence[int]) -> Variable:
     """Sum the elements of ``x`` so that the result has ``shape`` (the inverse of broadcasting).

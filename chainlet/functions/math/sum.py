@@ -8,6 +8,7 @@ import numpy
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.utils.array import broadcast_view
 from chainlet.variable import Variable
 
 Axis = Optional[Union[int, Sequence[int]]]
@@ -62,8 +63,8 @@ class Sum(FunctionNode):
         # Here rather than in the check, which config.type_check = False skips.
         self.axis = normalize_axis('sum', self.axis, x.ndim)
         self._shape = x.shape
-        xp = backend.get_array_module(x)
-        return xp.sum(x, axis=self.axis, keepdims=self.keepdims),
+        y = x.sum(axis=self.axis, keepdims=self.keepdims)  # the method: no NumPy wrapper
+        return numpy.asarray(y) if isinstance(y, numpy.generic) else y,
 
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.array.broadcast import broadcast_to
@@ -91,7 +92,7 @@ class Sum(FunctionNode):
         kept = self._kept_shape(gy.ndim)
         if kept is not None:
             gy = gy.reshape(kept)
-        return gy if gy.shape == self._shape else numpy.broadcast_to(gy, self._shape),
+        return gy if gy.shape == self._shape else broadcast_view(gy, self._shape),
 
 
 def sum(x: Any, axis: Axis = None, keepdims: bool = False) -> Variable:  # noqa: A001
