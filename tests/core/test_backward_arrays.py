@@ -198,8 +198,8 @@ def test_a_local_hook_in_the_middle_of_array_backward_sees_its_node():
     np.testing.assert_allclose(x.grad, np.exp(t) * (1 - t * t) * 2)
 
 
-@pytest.mark.parametrize('dtype', [np.float32, np.float64])
-def test_cube_is_within_an_ulp_of_pow(dtype):
+@pytest.mark.parametrize('dtype', [np.float16, np.float32, np.float64])
+def test_cube_is_within_two_ulps_of_pow(dtype):
     x = np.random.RandomState(1).uniform(-3, 3, 1000).astype(dtype)
     y = (chainlet.Variable(x) ** 3).array
     assert y.dtype == dtype

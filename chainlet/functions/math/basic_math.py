@@ -367,7 +367,7 @@ class PowVarConst(FunctionNode):
 def _pow_const(x: Any, value: Any) -> Any:
     if value == 3 and x.dtype.kind == 'f':
         # The C pow() behind ``x ** 3`` costs ~60x two multiplies (NumPy special-cases only
-        # 2, 0.5, -1 and friends); the product differs from pow by at most an ulp.
+        # 2, 0.5, -1 and friends); the product is within two ulps of pow (PyTorch does this).
         return x * x * x
     return x ** _const(x, value)
 
