@@ -237,8 +237,12 @@ def _target_indexes(func: _fn.FunctionNode, targets: Optional[dict]) -> tuple:
     """The inputs of ``func`` that need a gradient (for ``grad``: on the way to a target)."""
     if targets is None:
         inputs = func.inputs
-        if len(inputs) == 1:  # the common case
+        count = len(inputs)
+        if count == 1:  # the common cases, without a comprehension
             return (0,) if inputs[0].requires_grad else ()
+        if count == 2:
+            a, b = inputs[0].requires_grad, inputs[1].requires_grad
+            return ((0, 1) if b else (0,)) if a else ((1,) if b else ())
         return tuple([i for i, n in enumerate(inputs) if n.requires_grad])
     return tuple([i for i, n in enumerate(func.inputs)
                   if n.requires_grad and (n.creator_node is not None or n in targets)])
