@@ -352,16 +352,42 @@ class PowVarConst(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()
-        c = self.value
-        if c == 2:
-            return MulConstant(2).apply((grad_outputs[0] * x,))
-        return grad_outputs[0] * MulConstant(c).apply((PowVarConst(c - 1).apply((x,))[0],))[0],
+        return PowVarConstGrad(self.value).apply((x, grad_outputs[0]))
 
     def _backward_arrays(self, indexes, grad_outputs):
-        x, gy, c = self._input_array(0), grad_outputs[0], self.value
-        if c == 2:
-            return (gy * x) * _const(x, 2),
-        return gy * (_pow_const(x, c - 1) * _const(x, c)),
+        return _pow_grad(self._input_array(0), grad_outputs[0], self.value),
+
+
+class PowVarConstGrad(FunctionNode):
+    """``gx = gy * c * x ** (c - 1)`` (inputs ``x``, ``gy``) in one node; differentiable in both
+    (a double backward through ``x ** c`` applies one function, not three)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return _pow_grad(inputs[0], inputs[1], self.value),
+
+    def backward(self, indexes, grad_outputs):
+        x, gy = self.get_retained_inputs()
+        ggx, c = grad_outputs[0], self.value
+        ret = []
+        for i in indexes:
+            if i == 1:
+                ret.append(PowVarConstGrad(c).apply((x, ggx))[0])
+            elif c == 1:  # c * x ** 0: no gradient for x (and no 0 * x ** -1 at x = 0)
+                ret.append(None)
+            else:
+                ret.append(PowVarConstGrad(c - 1).apply((x, ggx * gy))[0] * c)
+        return tuple(ret)
+
+    def _backward_arrays(self, indexes, grad_outputs):
+        # backward's arithmetic on arrays (the same operations, so the same bits)
+        x, gy = self._input_array(0), self._input_array(1)
+        ggx, c = grad_outputs[0], self.value
+        return tuple([_pow_grad(x, ggx, c) if i == 1 else None if c == 1 else
+                      _pow_grad(x, ggx * gy, c - 1) * _const(x, c) for i in indexes])
 
 
 def _pow_const(x: Any, value: Any) -> Any:
@@ -370,6 +396,13 @@ def _pow_const(x: Any, value: Any) -> Any:
         # 2, 0.5, -1 and friends); the product is within two ulps of pow (PyTorch does this).
         return x * x * x
     return x ** _const(x, value)
+
+
+def _pow_grad(x: Any, gy: Any, c: Any) -> Any:
+    """``gy * c * x ** (c - 1)``, in the order of operations the gradient always had."""
+    if c == 2:
+        return (gy * x) * _const(x, 2)
+    return gy * (_pow_const(x, c - 1) * _const(x, c))
 
 
 class PowConstVar(FunctionNode):

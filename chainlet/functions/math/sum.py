@@ -70,26 +70,25 @@ class Sum(FunctionNode):
         from chainlet.functions.array.broadcast import broadcast_to
         from chainlet.functions.array.reshape import reshape
         gy = grad_outputs[0]
-        kept = self._kept_shape(gy.ndim)
+        kept = self._kept_shape()
         if kept is not None:
             gy = reshape(gy, kept)
         return broadcast_to(gy, self._shape),
 
-    def _kept_shape(self, gy_ndim: int) -> Optional[tuple]:
-        """The shape of the output with the summed axes kept (``None``: it already has it)."""
+    def _kept_shape(self) -> Optional[tuple]:
+        """The shape of the output with the summed axes kept (``None``: it broadcasts to the
+        input's shape as it is, as a 0-d total or a kept-dims output does)."""
         shape = self._shape
         if self.axis is not None and not self.keepdims and len(shape) > 0:
             kept = list(shape)
             for a in self.axis:
                 kept[a] = 1
             return tuple(kept)
-        if self.axis is None and len(shape) > 0 and gy_ndim != len(shape):
-            return (1,) * len(shape)
         return None
 
     def _backward_arrays(self, indexes, grad_outputs):
         gy = grad_outputs[0]
-        kept = self._kept_shape(gy.ndim)
+        kept = self._kept_shape()
         if kept is not None:
             gy = gy.reshape(kept)
         return gy if gy.shape == self._shape else broadcast_view(gy, self._shape),

@@ -6,6 +6,7 @@ import pytest
 
 import chainlet
 import chainlet.functions as F
+from chainlet import gradient_check
 from chainlet.testing import PytestFunctionTestCase
 
 _SHAPES = [{'shape1': (3, 2), 'shape2': (3, 2)},
@@ -111,6 +112,9 @@ _SCALAR_OPS = [
     ('rdiv', lambda x: 2.0 / x, lambda x: 2.0 / x),
     ('pow', lambda x: x ** 3, lambda x: x ** 3),
     ('pow2', lambda x: x ** 2, lambda x: x ** 2),
+    ('pow1', lambda x: x ** 1, lambda x: x ** 1),
+    ('pow_half', lambda x: x ** 0.5, lambda x: x ** 0.5),
+    ('pow_neg', lambda x: x ** -2.0, lambda x: x ** -2.0),
     ('rpow', lambda x: 2.0 ** x, lambda x: 2.0 ** x),
 ]
 
@@ -232,3 +236,18 @@ def test_matmul_operator_form_casts_a_constant_array():
     assert matmul(x, np.ones((2, 3))).dtype == np.float32
     assert rmatmul(x, np.ones((3, 2))).shape == (3, 2)
     assert rmatmul(x, np.ones((3, 2))).dtype == np.float32
+
+
+@pytest.mark.parametrize('c', [1, 2, 3, 0.5, -2.0])
+def test_the_pow_gradient_node_has_a_second_derivative(c):
+    # x ** c's gradient node is differentiable in x and gy: the third derivative of x ** c.
+    from chainlet.functions.math.basic_math import PowVarConstGrad
+    rng = np.random.RandomState(c == 1)
+    x, gy, ggx = (rng.uniform(0.5, 2.0, 3), rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3))
+    gradient_check.check_backward(lambda x, gy: PowVarConstGrad(c).apply((x, gy)), (x, gy),
+                                  ggx, dtype=np.float64)
+    gradient_check.check_double_backward(
+        lambda x, gy: PowVarConstGrad(c).apply((x, gy)), (x, gy), ggx,
+        (rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3)), dtype=np.float64)
+    np.testing.assert_allclose(PowVarConstGrad(c).apply((x, gy))[0].array,
+                               gy * c * x ** (c - 1), rtol=1e-13)
