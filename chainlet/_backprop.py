@@ -168,7 +168,12 @@ def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: 
     error names the node's call.
     """
     try:
-        gxs = _run_backward(func, indexes, gys, pending, arrays)
+        g0 = gys[0]
+        if arrays and pending is None and func._use_backward_arrays and type(g0) is _ndarray \
+                and len(gys) == 1:
+            gxs = func._backward_arrays(indexes, gys)  # the common case, inline
+        else:
+            gxs = _run_backward(func, indexes, gys, pending, arrays)
         if type(gxs) is not tuple:
             gxs = _grads_as_tuple(func, gxs)
         if len(gxs) != len(indexes):
