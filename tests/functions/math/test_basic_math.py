@@ -251,3 +251,16 @@ def test_the_pow_gradient_node_has_a_second_derivative(c):
         (rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3)), dtype=np.float64)
     np.testing.assert_allclose(PowVarConstGrad(c).apply((x, gy))[0].array,
                                gy * c * x ** (c - 1), rtol=1e-13)
+
+
+@pytest.mark.parametrize('op', [operator.mul, operator.add, operator.truediv])
+def test_a_negative_zero_constant_is_not_its_positive_twin(op):
+    # 0.0 == -0.0, so a constant cache keyed by value once gave x * -0.0 the result of x * 0.0.
+    a = np.array([1.0, -1.0, -0.0], np.float32)
+    x = chainlet.Variable(a)
+    for c in (0.0, -0.0, 0.0):
+        with np.errstate(divide='ignore', invalid='ignore'):
+            expected = op(a, np.float32(c))
+            got = op(x, c).array
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+        np.testing.assert_array_equal(got, expected)
