@@ -207,11 +207,14 @@ class FunctionNode:
         """
         if self._applied:
             return self._fresh_copy().apply(inputs)
+        try:
+            x = inputs[0] if len(inputs) == 1 else None
+        except TypeError:  # any iterable, as in Chainer (a generator has no len)
+            return self.apply(tuple(inputs))
         self._applied = True
         # The thread's own settings, falling back to the global defaults (a dict read is
         # cheaper than the config object's descriptor on this hot path).
         local = _config_local.__dict__
-        x = inputs[0] if len(inputs) == 1 else None
         if type(x) is Variable:  # one Variable in, as for most functions: no loops
             in_data = (x._data,)
             requires_grad = x._node.requires_grad

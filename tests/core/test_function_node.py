@@ -268,3 +268,15 @@ def test_default_backward_passes_no_gradient_and_impl_name():
     assert NoBackward()._impl_name == 'NoBackward'
     from chainlet.variable import Parameter  # Chainer's import path
     assert Parameter is chainlet.Parameter
+
+
+def test_apply_takes_any_iterable_of_inputs_as_chainer_does():
+    from chainlet.functions.math.basic_math import Add
+    a = chainlet.Variable(np.array([1.0, 2.0]))
+    b = chainlet.Variable(np.array([3.0, 4.0]))
+    y, = Add().apply(v for v in (a, b))
+    assert y.creator.inputs == (a.node, b.node)
+    y.grad = np.ones(2)
+    y.backward()
+    np.testing.assert_array_equal(a.grad, [1.0, 1.0])
+    np.testing.assert_array_equal(b.grad, [1.0, 1.0])
