@@ -446,7 +446,9 @@ class FunctionNode:
         scheduler calls it with the output gradients as arrays (``None`` where absent) and takes
         arrays back, so computing a gradient applies no FunctionNode. It must compute exactly
         what ``backward`` computes; a subclass that overrides ``backward`` is never sent here.
-        This default (never used by the scheduler) does so through ``backward``.
+        The arrays it gets may be shared with other gradients and must not be written to; the
+        arrays it returns are passed on as they are (a leaf's ``.grad`` gets its own copy where
+        one is needed). This default (never used by the scheduler) goes through ``backward``.
         """
         gys = tuple([None if g is None else Variable(g, requires_grad=False)
                      for g in grad_outputs])
