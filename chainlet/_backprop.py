@@ -217,11 +217,11 @@ def _add_grad(grads: dict, heap: list, pushed: set, node: VariableNode, g: Varia
 def _pop_output_grads(func: _fn.FunctionNode, grads: dict, targets: Optional[dict],
                       retain_grad: bool) -> Optional[tuple]:
     """Sum and remove the gradients of ``func``'s outputs (``None`` where one got none)."""
-    gys = []
+    gys: list = []
     found = False
     refs = func._outputs
     for ref in ((refs,) if type(refs) is _weakref else refs):
-        node = ref()
+        node: Any = ref()
         lst = None if node is None else grads.pop(node, None)
         if lst is None:
             gys.append(None)
@@ -331,7 +331,9 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
         while heap:
             func = _heappop(heap)[2]
             gys = _pop_output_grads(func, grads, targets, retain_grad)
-            indexes = () if gys is None else _target_indexes(func, targets)
+            if gys is None:
+                continue
+            indexes = _target_indexes(func, targets)
             if not indexes:
                 continue
             if _function_hooks.active or func._local_function_hooks or \
@@ -521,7 +523,7 @@ def _check_grad_list(grads: Any, refs: list, name: str, ref_name: str) -> list:
         raise TypeError(f'grad: {name} must be a list or tuple, got {type(grads).__name__}')
     if len(grads) != len(refs):
         raise ValueError(f'grad: {name} has {len(grads)} entries but {ref_name} has {len(refs)}')
-    out = []
+    out: list = []
     for i, (g, ref) in enumerate(zip(grads, refs)):
         if g is None:
             out.append(None)

@@ -37,7 +37,7 @@ import os
 import sys
 import threading
 import warnings
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy
 
@@ -151,6 +151,9 @@ class GlobalConfig:
         object.__setattr__(self, name, value)
         if name not in _LocalConfigNames.names:
             _add_key(name)
+
+    if TYPE_CHECKING:  # for the type checker only: keys are set at run time
+        def __getattr__(self, name: str) -> Any: ...
 
     def show(self, file: IO[str] | None = None) -> None:
         """Print the entries, one ``name value`` line each, sorted by name.

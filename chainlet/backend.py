@@ -239,7 +239,7 @@ def _convert_arrays(array: Any, func: Any) -> Any:
     seen twice is converted once), as Chainer's helper of the same name."""
     if isinstance(array, (list, tuple)):
         done: dict[int, Any] = {}
-        out = []
+        out: list = []
         for a in array:
             if a is None:
                 out.append(None)

@@ -114,7 +114,7 @@ class FunctionNode:
         stack: Where ``apply`` was called, captured only in debug mode.
     """
 
-    inputs: Optional[tuple] = None
+    inputs: Any = None  # the input VariableNodes, a tuple once applied
     # The outputs' weak references: one bare weakref for the usual single output (a tuple per
     # node is one more object for the cyclic GC to traverse as the graph grows), else a tuple.
     _outputs: Any = None
@@ -124,7 +124,7 @@ class FunctionNode:
     _applied = False
     _input_indexes_to_retain: Optional[tuple] = None
     _output_indexes_to_retain: Optional[tuple] = None
-    _retained_output_data: Optional[tuple] = None
+    _retained_output_data: Any = None  # the retained output arrays, a tuple
     _local_function_hooks: Optional[collections.OrderedDict] = None
     # Whether apply() calls forward_gpu directly on CuPy inputs (set per class, see below).
     _use_forward_gpu = False
@@ -142,10 +142,12 @@ class FunctionNode:
             cls.backward_accumulate is not FunctionNode.backward_accumulate
         if 'check_type_forward' in cls.__dict__:
             if cls._check_arrays in (FunctionNode._check_arrays, _dsl_check):
-                cls._check_arrays = _dsl_check  # a user function with Chainer-style checks
+                # a user function with Chainer-style checks
+                cls._check_arrays = _dsl_check  # type: ignore[method-assign]
             elif '_check_arrays' not in cls.__dict__:
                 # A subclass of a built-in adds Chainer-style checks: run both.
-                cls._check_arrays = _checks_then_dsl(cls._check_arrays)
+                cls._check_arrays = _checks_then_dsl(  # type: ignore[method-assign]
+                    cls._check_arrays)
 
     @property
     def outputs(self) -> Optional[tuple]:
@@ -296,16 +298,16 @@ class FunctionNode:
         rank += 1
         if len(outputs) == 1:  # the common case, without the lists
             v = _from_output(outputs[0], requires_grad, self, rank)
-            ret = (v,)
+            ret: tuple = (v,)
             self._outputs = _weakref(v._node)
         else:
-            ret = []
+            made = []
             out_refs = []
             for y in outputs:
                 v = _from_output(y, requires_grad, self, rank)
-                ret.append(v)
+                made.append(v)
                 out_refs.append(_weakref(v._node))
-            ret = tuple(ret)
+            ret = tuple(made)
             self.outputs = tuple(out_refs)
         if self._input_indexes_to_retain is not None or \
                 self._output_indexes_to_retain is not None:
@@ -359,7 +361,8 @@ class FunctionNode:
         if self._local_function_hooks is not None:
             node._local_function_hooks = collections.OrderedDict(self._local_function_hooks)
         if '_instance_check_type_forward' in self.__dict__:
-            node._check_arrays = functools.partial(_dsl_check, node)
+            node._check_arrays = functools.partial(  # type: ignore[method-assign]
+                _dsl_check, node)
         return node
 
     def _device_of(self, inputs: Sequence[Any], in_data: tuple) -> Any:
@@ -400,7 +403,8 @@ class FunctionNode:
         # A check set on one instance (Chainer's tests mock it there): run it for this
         # instance only, without making the default path of every other node pay for a lookup.
         self.__dict__['_instance_check_type_forward'] = check
-        self._check_arrays = functools.partial(_dsl_check, self)
+        self._check_arrays = functools.partial(  # type: ignore[method-assign]
+            _dsl_check, self)
 
     # Subclasses define check_type_forward as a plain method; on FunctionNode itself it is a
     # property so that assigning it to an instance is seen by apply().

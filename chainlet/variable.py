@@ -73,6 +73,14 @@ class VariableNode:
 
     __slots__ = ('_variable', 'creator_node', 'rank', 'shape', 'dtype', 'data',
                  'requires_grad', 'name', '__weakref__')
+    _variable: Any  # a weak reference to the Variable (a function returning None for a constant)
+    creator_node: Any
+    rank: int
+    shape: Optional[tuple]
+    dtype: Any
+    data: Any
+    requires_grad: bool
+    name: Optional[str]
 
     def __init__(self, variable: 'Variable', name: Optional[str] = None,
                  requires_grad: Optional[bool] = None, **kwargs: Any) -> None:
@@ -234,6 +242,10 @@ class Variable:
     # ``_keras_mask``: the mask chainlet.keras's masking layers attach to their outputs (Keras's
     # attribute name, read by Keras code); left unset (no cost) on every other Variable.
     __slots__ = ('_data', '_node', '_grad_var', '_keras_mask', '__weakref__')
+    _data: Any
+    _node: VariableNode
+    _grad_var: Optional['Variable']
+    _keras_mask: Any
     # Make NumPy defer to our reflected operators (ndarray + Variable -> Variable.__radd__).
     __array_ufunc__ = None
     __array_priority__ = 200
@@ -536,7 +548,7 @@ class Variable:
     def unchain_backward(self) -> None:
         """Cut every edge behind this variable, so the graph behind it can be freed."""
         stack = [self._node.creator_node]
-        seen = set()
+        seen: set = set()
         while stack:
             func = stack.pop()
             if func is None or id(func) in seen:
@@ -715,6 +727,18 @@ class Variable:
 
         def mean(self, axis: Any = None, *, weights: Any = None,
                  keepdims: bool = False) -> 'Variable': ...
+
+        def __add__(self, other: Any) -> 'Variable': ...
+
+        def __sub__(self, other: Any) -> 'Variable': ...
+
+        def __mul__(self, other: Any) -> 'Variable': ...
+
+        def __truediv__(self, other: Any) -> 'Variable': ...
+
+        def __pow__(self, other: Any) -> 'Variable': ...
+
+        def __neg__(self) -> 'Variable': ...
 
         def __getitem__(self, slices: Any) -> 'Variable': ...
 
