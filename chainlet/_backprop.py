@@ -31,11 +31,10 @@ import numpy
 
 from chainlet import _config
 from chainlet import _debug
-from chainlet import _grad_sum
 from chainlet import _hooks
 from chainlet import backend
 from chainlet import function_node as _fn
-from chainlet._grad_sum import copy_grad, sum_grads
+from chainlet._grad_sum import add_arrays, copy_grad, sum_grads
 from chainlet.variable import Variable, VariableNode
 
 _weakref = weakref.ref
@@ -84,8 +83,7 @@ def _sum_terms(lst: list) -> Any:
     for g in lst:
         if type(g) is not _ndarray:
             return sum_grads([_as_var(t) for t in lst])
-    y = _grad_sum._add(lst)
-    return numpy.asarray(y) if type(y) is not _ndarray else y  # 0-d terms add to a scalar
+    return add_arrays(lst)
 
 
 class GradientDtypeError(TypeError, ValueError):

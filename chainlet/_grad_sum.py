@@ -29,14 +29,16 @@ _local = _config.config
 _global = _config.global_config
 
 
-def _add(arrays: Sequence[Any]) -> Any:
+def add_arrays(arrays: Sequence[Any]) -> Any:
+    """The sum of two or more gradient arrays of one value, as a fresh array (never a NumPy
+    scalar, which is what adding 0-d arrays gives)."""
     y = arrays[0] + arrays[1]  # a fresh array: the terms are never written to
     for x in arrays[2:]:
         if x.dtype == y.dtype:
             y += x
         else:  # an integer input's gradients may come in several dtypes
             y = y + x
-    return y
+    return numpy.asarray(y) if isinstance(y, numpy.generic) else y
 
 
 def _on_arrays(grads: Sequence[Variable]) -> bool:
@@ -60,7 +62,7 @@ class GradientSum(FunctionNode):
         return '_ + _'  # as Chainer's graph dumps show a gradient sum
 
     def forward(self, inputs: tuple) -> tuple:
-        return _add(inputs),
+        return add_arrays(inputs),
 
     def backward(self, indexes: tuple, grad_outputs: tuple) -> tuple:
         gy, = grad_outputs
@@ -82,10 +84,8 @@ def sum_grads(grads: Sequence[Variable]) -> Variable:
     if len(grads) == 1:
         return grads[0]
     if _on_arrays(grads):  # what apply would give, without the node nobody will see
-        y = _add([g._data for g in grads])
-        if type(y) is not _ndarray:
-            y = numpy.asarray(y)  # 0-d terms add up to a NumPy scalar
-        return Variable._from_output(y, any([g._node.requires_grad for g in grads]))
+        return Variable._from_output(add_arrays([g._data for g in grads]),
+                                     any([g._node.requires_grad for g in grads]))
     return GradientSum().apply(grads)[0]
 
 
