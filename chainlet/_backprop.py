@@ -413,8 +413,8 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bo
     # broadcast view (sum does), or a view of an output's own gradient (reshape, transpose do);
     # leaves get their own writable arrays so that an in-place update of one .grad (optimizer
     # hooks do this) neither fails nor changes another.
-    given = {id(gy._data) for gy in output_grads}
     out_data = [gy._data for gy in output_grads]
+    given = {id(d) for d in out_data}
     with _config.using_config('enable_backprop', double):
         for node, lst in leaves.items():
             if node.creator_node is not None:
@@ -422,14 +422,26 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bo
             v = node._variable()
             if v is None:
                 continue
-            g = _as_var(_sum_terms(lst))
+            g = _sum_terms(lst)
             if v._grad_var is not None:
-                g = sum_grads([v._grad_var, g])
-            elif id(g._data) in given or not _writable(g._data) or \
-                    any(_may_share(g._data, d) for d in out_data):
-                g = copy_grad(g)
+                g = sum_grads([v._grad_var, _as_var(g)])
+            elif _needs_copy(g if type(g) is _ndarray else g._data, given, out_data):
+                g = copy_grad(_as_var(g))
+            else:
+                g = _as_var(g)
             given.add(id(g._data))
             v._grad_var = g
+
+
+def _needs_copy(d: Any, given: set, out_data: list) -> bool:
+    """Whether a leaf's new gradient array must be copied before it becomes its ``.grad``:
+    another leaf or an output has it, it is read-only, or it may overlap an output's."""
+    if id(d) in given or not _writable(d):
+        return True
+    for o in out_data:
+        if _may_share(d, o):
+            return True
+    return False
 
 
 def backward(outputs: Any, grad_outputs: Any = None, *,

@@ -313,8 +313,19 @@ class Link(DeviceResident):
         Args:
             include_uninit: Also yield parameters whose data are not created yet.
         """
-        for _, param in self.namedparams(include_uninit):
-            yield param
+        # The same order as namedparams, without building the paths (optimizers and
+        # cleargrads walk this every step).
+        seen: set = set()
+        for link in self._preorder():
+            names = link._params
+            if not names:
+                continue
+            d = link.__dict__
+            for name in sorted(names) if len(names) > 1 else names:
+                param = d[name]
+                if (include_uninit or param.array is not None) and id(param) not in seen:
+                    seen.add(id(param))
+                    yield param
 
     def namedparams(self, include_uninit: bool = True) -> Iterator[tuple[str, Parameter]]:
         """Yield ``(path, parameter)`` with paths like ``'/l1/W'`` (a parameter shared by
@@ -350,6 +361,18 @@ class Link(DeviceResident):
             path = f'{prefix}/{item[0]}'
             yield path, item[1]
             stack.append((path, iter(list(item[1]._child_items()))))
+
+    def _preorder(self) -> list:
+        """This link and its descendants in :meth:`namedlinks`'s order, as a list."""
+        out = []
+        stack = [self]
+        while stack:  # iterative, so that deep hierarchies do not hit the recursion limit
+            link = stack.pop()
+            out.append(link)
+            children = [child for _, child in link._child_items()]
+            if children:
+                stack.extend(reversed(children))
+        return out
 
     def links(self, skipself: bool = False) -> Iterator['Link']:
         """Yield this link (unless ``skipself``) and every descendant, depth first."""

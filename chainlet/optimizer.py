@@ -403,6 +403,11 @@ class UpdateRule:
         self._state_type = None
 
 
+def _zero_grad(param: Any) -> None:
+    """Give a parameter whose gradient was cleared a zero one (as Chainer does before updates)."""
+    param.grad = backend.get_array_module(param.array).zeros_like(param.array)
+
+
 def _where(array: Any) -> int:
     return -1 if type(array) is numpy.ndarray else array.device.id
 
@@ -668,8 +673,7 @@ class GradientMethod(Optimizer):
         around each hook, so that hooks and rules always see arrays)."""
         for param in self.target.params(include_uninit=False):
             if param.grad is None:
-                xp = backend.get_array_module(param.array)
-                param.grad = xp.zeros_like(param.array)
+                _zero_grad(param)
 
     def call_hooks(self, timing: str = 'pre') -> None:
         """Run the hooks registered for ``timing``, re-allocating cleared gradients after each."""
@@ -706,7 +710,11 @@ class GradientMethod(Optimizer):
             scale = self._loss_scale
             loss.backward(loss_scale=scale)
             del loss
-        self.reallocate_cleared_grads()
+        # Without hooks or a NaN check to see them first, the cleared gradients are reallocated
+        # in the update loop: one walk over the parameters instead of two.
+        walked = bool(self._loss_scaling_is_dynamic or self._pre_update_hooks)
+        if walked:
+            self.reallocate_cleared_grads()
         if self._loss_scaling_is_dynamic:
             self.check_nan_in_grads()
         if self._pre_update_hooks:
@@ -714,6 +722,8 @@ class GradientMethod(Optimizer):
         self.t += 1
         if not self._loss_scaling_isnan:
             for param in self.target.params():
+                if not walked and param.array is not None and param.grad is None:
+                    _zero_grad(param)
                 rule = param.update_rule
                 if rule is None:
                     continue

@@ -135,7 +135,7 @@ def axis_in_range(func: str, name: str, axis: int, ndim: int) -> int:
 
 
 def labels_in_range(func: str, name: str, t: Any, n_class: int, ignore: Optional[int] = None,
-                    ignore_name: str = 'ignore_label') -> None:
+                    ignore_name: str = 'ignore_label') -> bool:
     """Raise ``ValueError`` unless every label is in ``[0, n_class)`` or equals ``ignore``.
 
     The one label check of every classification loss, chainlet's and the Keras facade's: a label
@@ -151,6 +151,11 @@ def labels_in_range(func: str, name: str, t: Any, n_class: int, ignore: Optional
         ignore: Label value that marks an instance to skip, or ``None``.
         ignore_name: Name of the argument giving ``ignore``, for the message.
 
+    Returns:
+        ``True`` when the check saw every label and every one is a class that cannot be
+        ``ignore``, which lets a loss skip its masking; ``False`` otherwise (labels that may be
+        ignored, no labels, or a GPU check skipped).
+
     Example:
         >>> import numpy as np
         >>> labels_in_range('hinge', 't', np.array([0, 3, -1]), 3)
@@ -159,12 +164,16 @@ def labels_in_range(func: str, name: str, t: Any, n_class: int, ignore: Optional
         ValueError: hinge: argument t: expected labels in [0, 3), got -1, 3
     """
     if t.size == 0 or not (isinstance(t, numpy.ndarray) or _config.config.debug):
-        return
+        return False
+    if t.min() >= 0 and t.max() < n_class:  # two reductions: the common case, fast
+        if ignore is None or not 0 <= ignore < n_class:
+            return True
+        return False  # ignore is a class index (Caffe allows it): some labels may be ignored
     ok = (t >= 0) & (t < n_class)
     if ignore is not None:
         ok |= t == ignore
     if bool(ok.all()):
-        return
+        return False
     bad = t[~ok]
     bad = sorted(set((bad.get() if hasattr(bad, 'get') else bad).ravel().tolist()))
     shown = ', '.join(str(b) for b in bad[:5]) + (', ...' if len(bad) > 5 else '')

@@ -22,6 +22,19 @@ class LinearFunction(FunctionNode):
     """
 
     def _check_arrays(self, in_data):
+        n = len(in_data)
+        if n == 3 or n == 2:  # one boolean test for correct inputs; the messages come below
+            x, W = in_data[0], in_data[1]
+            if getattr(x, 'ndim', 0) == 2 and getattr(W, 'ndim', 0) == 2 and \
+                    x.dtype.kind == 'f' and W.dtype.kind == 'f' and x.shape[1] == W.shape[1]:
+                b = in_data[2] if n == 3 else None
+                if b is None or (getattr(b, 'shape', None) == (W.shape[0],) and
+                                 b.dtype == x.dtype):
+                    return
+        self._explain(in_data)
+
+    def _explain(self, in_data):
+        """Raise the error that names the first wrong input."""
         type_check.count('linear', in_data, (2, 3))
         x, W = in_data[:2]
         type_check.argument('linear', 'x', x, kind='f', ndim=2)
@@ -62,26 +75,27 @@ class LinearFunction(FunctionNode):
     def _backward_arrays(self, indexes, grad_outputs):
         # The forwards of LinearGradData, LinearGradWeight and sum, on the arrays backward
         # would wrap (the live input Variables' arrays when they still exist).
+        # NumPy arrays only (the contract of _backward_arrays): NumPy's functions directly.
         x, W = self._input_array(0), self._input_array(1)
         gy = grad_outputs[0]
         ret = []
         for i in indexes:
             if i == 0:
-                ret.append(_grad_data(W, gy))
+                ret.append(_grad_data(W, gy, numpy))
             elif i == 1:
-                ret.append(_grad_weight(x, gy, W.dtype))
+                ret.append(_grad_weight(x, gy, W.dtype, numpy))
             else:
-                ret.append(numpy.sum(gy, axis=(0,)))
+                ret.append(numpy.add.reduce(gy, 0))
         return tuple(ret)
 
 
-def _grad_data(W: Any, gy: Any) -> Any:
-    gx = backend.get_array_module(gy).matmul(gy, W)
+def _grad_data(W: Any, gy: Any, xp: Any = None) -> Any:
+    gx = (xp or backend.get_array_module(gy)).matmul(gy, W)
     return gx if gx.dtype == gy.dtype else gx.astype(gy.dtype)
 
 
-def _grad_weight(x: Any, gy: Any, dtype: Any) -> Any:
-    gW = backend.get_array_module(gy).matmul(gy.T, x)
+def _grad_weight(x: Any, gy: Any, dtype: Any, xp: Any = None) -> Any:
+    gW = (xp or backend.get_array_module(gy)).matmul(gy.T, x)
     return gW if gW.dtype == dtype else gW.astype(dtype)
 
 

@@ -38,6 +38,8 @@ def reduction_dtype(dtype: Any) -> Any:
 
 
 def check_labels(func: str, t: Any, n_class: int, ignore_label: Optional[int] = None,
-                 name: str = 't') -> None:
-    """The losses' label check: :func:`chainlet.type_check.labels_in_range` (one rule for all)."""
-    type_check.labels_in_range(func, name, t, n_class, ignore_label)
+                 name: str = 't') -> bool:
+    """The losses' label check: :func:`chainlet.type_check.labels_in_range` (one rule for all).
+
+    Returns whether every label was seen to be a class (none ignored)."""
+    return type_check.labels_in_range(func, name, t, n_class, ignore_label)

@@ -60,6 +60,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         self.y = None
         self._t = None
         self._coeff = None
+        self._plain = False
 
     def _check_arrays(self, in_data):
         x, t = in_data
@@ -73,12 +74,20 @@ class SoftmaxCrossEntropy(FunctionNode):
         x, t = inputs
         xp = backend.get_array_module(x)
         n_class = x.shape[1]
-        check_labels(_FUNC, t, n_class, self.ignore_label)
+        all_classes = check_labels(_FUNC, t, n_class, self.ignore_label)
         self.retain_inputs((0,))
         self._t = t
         log_y = log_softmax_array(x, 1)
         if self.cache_score:
             self.y = xp.exp(log_y)
+        rdtype = reduction_dtype(x.dtype)
+        if all_classes and x.ndim == 2 and self.class_weight is None and self.reduce == 'mean':
+            # The common case (no label ignored, no weights): a gather and a mean, without the
+            # masks below; the values are the same to the bit.
+            self._plain = True
+            self._coeff = xp.asarray(1 / xp.asarray(len(t), rdtype), dtype=rdtype)
+            loss = 0 - log_y[xp.arange(len(t)), t].sum(dtype=rdtype) * self._coeff
+            return xp.asarray(loss, dtype=x.dtype),
         valid = t != self.ignore_label
         t_safe = xp.where(valid, t, 0)
         log_p = xp.take_along_axis(log_y, _expand_class_axis(t_safe), axis=1)
@@ -89,7 +98,6 @@ class SoftmaxCrossEntropy(FunctionNode):
         log_p *= weight
         if self.reduce == 'no':
             return -log_p,
-        rdtype = reduction_dtype(x.dtype)
         count = valid.sum(dtype=rdtype) if self.normalize else xp.asarray(len(x), rdtype)
         self._coeff = xp.asarray(1 / xp.maximum(count, 1), dtype=rdtype)
         loss = 0 - log_p.sum(dtype=rdtype) * self._coeff  # 0 - s: no -0.0 for an empty batch
@@ -142,6 +150,7 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
         self.ignore_label = parent.ignore_label
         self.reduce = parent.reduce
         self._coeff = parent._coeff
+        self._plain = parent._plain  # every label a class, no weights, 2-D, 'mean'
 
     def _weight(self, x: Any) -> Any:
         """Per-instance weight ``w[t] * valid`` (times ``coeff`` for 'mean'), shaped for ``x``."""
@@ -166,6 +175,11 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
             self.y = None
         else:
             gx = xp.exp(log_softmax_array(x, 1))
+        if self._plain:
+            gx[xp.arange(len(self._t)), self._t] -= 1
+            gx *= self._coeff.astype(x.dtype)
+            gx *= gloss
+            return gx,
         w, t_safe = self._weight(x)
         if x.ndim == 2:
             gx[xp.arange(len(t_safe)), t_safe] -= 1

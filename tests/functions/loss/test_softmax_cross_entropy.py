@@ -35,7 +35,12 @@ class TestSoftmaxCrossEntropy(PytestFunctionTestCase):
         {'shape': (2, 3, 2, 1), 'reduce': 'no', 'normalize': True, 'weight': False},
         {'shape': (0, 3), 'reduce': 'mean', 'normalize': True, 'weight': False},
         {'shape': (0, 3), 'reduce': 'no', 'normalize': True, 'weight': False},
+        # No ignored label: the unmasked path of the common case.
+        {'shape': (5, 4), 'reduce': 'mean', 'normalize': True, 'weight': False, 'ignore': False},
+        {'shape': (5, 4), 'reduce': 'mean', 'normalize': False, 'weight': False,
+         'ignore': False},
     ]
+    ignore = True
 
     def setup(self):
         if self.dtype == np.float16:
@@ -46,7 +51,7 @@ class TestSoftmaxCrossEntropy(PytestFunctionTestCase):
         x = np.random.uniform(-2, 2, self.shape).astype(self.dtype)
         t_shape = self.shape[:1] + self.shape[2:]
         t = np.random.randint(0, self.shape[1], t_shape).astype(np.int32)
-        if t.size > 1:
+        if t.size > 1 and self.ignore:
             t.ravel()[0] = -1  # one ignored instance
         self.class_weight = (np.random.uniform(0.5, 2, self.shape[1]).astype(self.dtype)
                              if self.weight else None)
@@ -138,6 +143,40 @@ def test_stable_soft_target():
     assert np.isfinite(loss.array) and np.isfinite(x.grad).all()
 
 
+@pytest.mark.parametrize('dtype', [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize('cache_score', [True, False])
+def test_unmasked_path_matches_the_masked_one_to_the_bit(monkeypatch, dtype, cache_score):
+    # With every label a class, forward and backward skip the masks; the label check reporting
+    # "some ignored" sends the same inputs through the masked path.
+    from chainlet.functions.loss import softmax_cross_entropy as sce
+    x0 = np.random.default_rng(1).standard_normal((7, 5)).astype(dtype)
+    t = np.array([0, 4, 2, 2, 1, 3, 0], np.int32)
+
+    def run():
+        x = chainlet.Variable(x0.copy())
+        loss = F.softmax_cross_entropy(x, t, cache_score=cache_score)
+        loss.grad = np.asarray(1.5, dtype)
+        loss.backward()
+        return loss.array, x.grad
+    fast = run()
+    real_check = sce.check_labels
+    monkeypatch.setattr(sce, 'check_labels', lambda *a: real_check(*a) and False)
+    slow = run()
+    for a, b in zip(fast, slow):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def test_label_check_says_whether_every_label_is_a_class():
+    from chainlet import type_check
+    assert type_check.labels_in_range('f', 't', np.array([0, 2, 1]), 3) is True
+    assert type_check.labels_in_range('f', 't', np.array([0, -1, 1]), 3, -1) is False
+    assert type_check.labels_in_range('f', 't', np.zeros(0, np.int32), 3) is False
+    # An ignore label that is also a class index (Caffe's loss layers allow it).
+    assert type_check.labels_in_range('f', 't', np.array([0, 2, 1]), 3, 1) is False
+    with pytest.raises(ValueError, match='got -2, 3'):
+        type_check.labels_in_range('f', 't', np.array([0, -2, 3]), 3, -1)
+
+
 def test_all_ignored_gives_zero():
     x = chainlet.Variable(np.random.randn(3, 4).astype(np.float32))
     t = np.full(3, -1, np.int32)
@@ -150,6 +189,13 @@ def test_all_ignored_gives_zero():
 def test_empty_batch_gives_positive_zero():
     loss = F.softmax_cross_entropy(np.zeros((0, 3), np.float32), np.zeros(0, np.int32))
     assert loss.array == 0 and not np.signbit(loss.array)
+
+
+def test_ignore_label_inside_the_class_range():
+    x = np.random.randn(4, 3)
+    t = np.array([0, 1, 2, 1], np.int32)
+    y = F.softmax_cross_entropy(x, t, ignore_label=1)
+    np.testing.assert_allclose(y.array, _reference(x, t, ignore_label=1))
 
 
 def test_custom_ignore_label():
