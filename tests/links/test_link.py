@@ -55,6 +55,20 @@ def test_attributes_outside_init_scope_are_not_registered():
     assert [n for n, _ in net.namedlinks(skipself=True)] == ['/b']
 
 
+def test_params_follow_namedparams_order():
+    # params() walks the tree without building paths; the order and the sharing must match.
+    net = Net()
+    with net.init_scope():
+        net.z = ChainList(Affine(2, 2), Net())
+        net.c = net.a  # a shared child: its parameters come once, under the first path
+        net.p = Parameter(initializers.Zero(), (2,))
+        net.q = Parameter()  # uninitialized
+    for include_uninit in (True, False):
+        named = [p for _, p in net.namedparams(include_uninit)]
+        assert [id(p) for p in net.params(include_uninit)] == [id(p) for p in named]
+    assert len(named) == 1 + 4 + 2 + 4 and len(list(net.params())) == len(named) + 1
+
+
 def test_shared_parameters_listed_once():
     net = Net()
     with net.init_scope():
