@@ -117,7 +117,7 @@ def remove_stale_temps(path: PathLike) -> list[str]:
     pattern = re.compile(re.escape(f'.{base}.') + r'(?P<host>[A-Za-z0-9_-]+)-(?P<pid>[0-9]+)'
                          r'\.[0-9a-f]+' + _TEMP_END + '$')
     host = _host_tag()
-    removed = []
+    removed: list = []
     try:
         names = os.listdir(directory or '.')
     except OSError:

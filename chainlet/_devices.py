@@ -87,14 +87,16 @@ class Device:
         context = self.create_context()
         context.__enter__()
         # Per thread: one device object may be entered by several threads at once.
-        _entered.__dict__.setdefault(id(self), []).append(context)
+        stacks: dict = _entered.__dict__  # keyed by the devices' ids
+        stacks.setdefault(id(self), []).append(context)
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        stack = _entered.__dict__[id(self)]
+        stacks: dict = _entered.__dict__
+        stack = stacks[id(self)]
         context = stack.pop()
         if not stack:
-            del _entered.__dict__[id(self)]
+            del stacks[id(self)]
         context.__exit__(*exc_info)
 
     def send(self, arrays: Any) -> Any:

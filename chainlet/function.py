@@ -75,33 +75,40 @@ class FunctionAdapter(FunctionNode):
         """The wrapped :class:`Function` (``None`` once the unapplied Function was freed)."""
         if self._function is not None:
             return self._function
-        return self._weak_function and self._weak_function()
+        ref = self._weak_function
+        return None if ref is None else ref()
 
     def _as_creator(self) -> Any:
         return self.function
 
+    def _live_function(self) -> 'Function':
+        function = self.function
+        if function is None:
+            raise RuntimeError('FunctionAdapter: the wrapped Function no longer exists')
+        return function
+
     @property
     def label(self) -> str:
-        return self.function.label
+        return self._live_function().label
 
     @property
     def _impl_name(self) -> str:
         return type(self.function).__name__
 
     def check_type_forward(self, in_types: Any) -> None:
-        self.function.check_type_forward(in_types)
+        self._live_function().check_type_forward(in_types)
 
     def forward(self, inputs: tuple) -> tuple:
         # Old-style backward receives every input, so all are kept unless the Function chose.
         self.retain_inputs(range(len(inputs)))
-        outputs = self.function.forward(inputs)
+        outputs = self._live_function().forward(inputs)
         if not isinstance(outputs, tuple):
             raise TypeError(f'{self.label}.forward must return a tuple of arrays, '
                             f'got {type(outputs).__name__}')
         return outputs
 
     def backward(self, target_input_indexes: tuple, grad_outputs: tuple) -> tuple:
-        function = self.function
+        function = self._live_function()
         in_data: list = [None] * len(self.inputs)
         for i, x in zip(self._input_indexes_to_retain or (), self.get_retained_inputs()):
             in_data[i] = None if x is None else x.array

@@ -18,7 +18,7 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, cast
 
 import numpy
 
@@ -92,7 +92,7 @@ def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Se
         if x.dtype.kind != 'f':
             raise RuntimeError(f'numerical_grad: inputs[{i}]: expected a floating-point dtype, '
                                f'got {x.dtype}')
-    gys = tuple(None if g is None else numpy.float64(g) if numpy.isscalar(g)
+    gys = tuple(None if g is None else numpy.float64(cast(Any, g)) if numpy.isscalar(g)
                 else g.astype(numpy.float64) for g in grad_outputs)
     arrays = [a for a in inputs + gys if a is not None and not numpy.isscalar(a)]
     modules = {backend.get_array_module(a) for a in arrays}

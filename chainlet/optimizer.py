@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy
 
@@ -59,6 +59,9 @@ class Hyperparameter:
 
     def __init__(self, parent: Optional['Hyperparameter'] = None) -> None:
         self._parent = parent
+
+    if TYPE_CHECKING:  # entries are set by name (``hp.lr = 0.1``): any attribute, for mypy
+        def __setattr__(self, name: str, value: Any) -> None: ...
 
     def __getattr__(self, name: str) -> Any:
         # Only called for names not set here. Walks the parents' __dict__s directly (no nested
@@ -269,6 +272,7 @@ class UpdateRule:
         # results are rounded back into the float16 arrays.
         from chainlet.variable import Variable
         state = self._state
+        assert state is not None  # _run prepared it
         wide = {k: v.astype(numpy.float32) if _is_float16_array(v) else v
                 for k, v in state.items()}
         proxy = Variable(data.astype(numpy.float32), name=param.name)
@@ -433,8 +437,9 @@ class Optimizer:
     t = 0
     epoch = 0
     use_auto_new_epoch = False
-    _pre_update_hooks: Optional[dict] = None
-    _post_update_hooks: Optional[dict] = None
+    # None until setup (so that _check_setup can say so); dicts from then on.
+    _pre_update_hooks: dict = None  # type: ignore[assignment]
+    _post_update_hooks: dict = None  # type: ignore[assignment]
     _loss_scale: Optional[float] = None
     _loss_scale_max = 65504.0  # the largest float16
     _loss_scaling_is_dynamic = False
@@ -589,6 +594,7 @@ class Optimizer:
             multiplier = self._loss_scaling_multiplier
         else:
             multiplier = 2.0
+        assert self._loss_scale is not None  # dynamic scaling always has a scale
         self._loss_scale = max(1.0, min(self._loss_scale_max, self._loss_scale * multiplier))
 
     def serialize(self, serializer: Any) -> None:

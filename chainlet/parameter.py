@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union, cast
 
 import numpy
 
@@ -47,9 +47,9 @@ class Parameter(Variable):
     def __init__(self, initializer: Any = None, shape: Union[int, Sequence[int], None] = None,
                  name: Optional[str] = None) -> None:
         from chainlet import initializers
-        self.update_rule = None
+        self.update_rule: Any = None
         self._gpu_id = -1
-        self._grad_initializer = None
+        self._grad_initializer: Any = None  # an initializer, or None
         self._grad_valid = True
         if backend.is_array(initializer):
             super().__init__(initializer, name=name)
@@ -85,7 +85,7 @@ class Parameter(Variable):
 
     @grad.setter
     def grad(self, g: Any) -> None:
-        Variable.grad.fset(self, g)
+        Variable.grad.fset(self, g)  # type: ignore[attr-defined]  # mypy sees no fset
         self._grad_valid = True
 
     @property
@@ -118,7 +118,8 @@ class Parameter(Variable):
         NaN-filled, zeros after :meth:`zerograd`, or ``None`` after :meth:`cleargrad`.
         """
         from chainlet import initializers
-        shape = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(shape)
+        shape = (int(shape),) if isinstance(shape, numbers.Integral) else \
+            tuple(cast(Sequence[int], shape))
         data = initializers.generate_array(self.initializer, shape, numpy)
         grad = None
         if self._grad_initializer is not None:
@@ -163,7 +164,8 @@ class Parameter(Variable):
 
     def to_cpu(self) -> 'Parameter':
         self._gpu_id = -1
-        return super().to_cpu()
+        super().to_cpu()
+        return self
 
     def to_gpu(self, device: Optional[int] = None) -> 'Parameter':
         if self._data is None:

@@ -339,12 +339,12 @@ class DictSummary:
             return
         self._summaries.clear()
         try:
-            names = serializer('_names', '')
+            saved = serializer('_names', '')
         except KeyError:
-            names = ''
-        if not names:
+            saved = ''
+        if not saved:
             warnings.warn('DictSummary.serialize: the names of the statistics were not saved; '
                           'starting empty', stacklevel=2)
             return
-        for index, name in enumerate(json.loads(names)):
+        for index, name in enumerate(json.loads(saved)):
             self._summaries[name].serialize(serializer['_summaries'][str(index)])

@@ -27,8 +27,9 @@ def check_range(where: str, name: str, value: Any, low: float, high: float = mat
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f'{where}: argument {name}: expected a real number, got '
                         f'{type(value).__name__}')
-    above = value >= high if high_open else value > high
-    if not value >= low or above:  # `not >=` also catches NaN
+    real: Any = value  # numbers.Real declares no comparisons; every real number has them
+    above = real >= high if high_open else real > high
+    if not real >= low or above:  # `not >=` also catches NaN
         bracket = ')' if high_open or high == math.inf else ']'
         raise ValueError(f'{where}: argument {name}: expected a value in [{low}, {high}'
                          f'{bracket}, got {value}')
