@@ -73,6 +73,10 @@ class Link(DeviceResident):
         name (str): Name given by the parent chain (``None`` for a root link).
     """
 
+    # Set in __init__ through __dict__ (bypassing __setattr__'s registration); declared for mypy.
+    _params: set
+    _persistent: set
+
     # Created on the first add_hook; None keeps the unhooked call path to one test.
     _local_link_hooks: Optional[collections.OrderedDict] = None
     _init_done = False
@@ -218,16 +222,16 @@ class Link(DeviceResident):
             # A local hook with the name of a global one takes its place (as in Chainer).
             hooks = collections.OrderedDict(hooks)
             hooks.update(self._local_link_hooks)
-        hooks = list(hooks.values())
+        active = list(hooks.values())
         forward = self._forward()
-        if not hooks:  # global hooks are active in another thread only
+        if not active:  # global hooks are active in another thread only
             return forward(*args, **kwargs)
         pre = _PreArgs(self, 'forward', args, kwargs)
-        for hook in hooks:
+        for hook in active:
             hook.forward_preprocess(pre)
         out = forward(*args, **kwargs)
         post = _PostArgs(self, 'forward', args, kwargs, out)
-        for hook in hooks:
+        for hook in active:
             hook.forward_postprocess(post)
         return out
 
@@ -628,6 +632,8 @@ class Chain(Link):
         links: Initial children, by name.
     """
 
+    _children: set  # names of the child links
+
     def __init__(self, **links: Link) -> None:
         super().__init__()
         self.__dict__['_children'] = set()
@@ -692,6 +698,8 @@ class ChainList(Link, collections.abc.MutableSequence):
     Args:
         links: Initial children.
     """
+
+    _children: list
 
     def __init__(self, *links: Link) -> None:
         super().__init__()
@@ -792,6 +800,8 @@ class Sequential(ChainList):
         ('1', '2')
     """
 
+    _layers: list  # the steps: links and plain callables
+
     def __init__(self, *layers: Callable) -> None:
         super().__init__()
         self.__dict__['_layers'] = []
@@ -875,7 +885,7 @@ class Sequential(ChainList):
             return Sequential(*self._layers[index])
         return self._layers[index]
 
-    def __setitem__(self, index: int, layer: Callable) -> None:
+    def __setitem__(self, index: Any, layer: Any) -> None:  # an int index and a callable
         if not callable(layer):
             raise SequentialError(f'Sequential: expected a Link or a callable, got '
                                   f'{type(layer).__name__}')
@@ -892,7 +902,7 @@ class Sequential(ChainList):
     def __len__(self) -> int:
         return len(self._layers)
 
-    def __iter__(self) -> Iterator[Callable]:
+    def __iter__(self) -> Iterator[Callable]:  # type: ignore[override]  # steps, not only links
         return iter(self._layers)
 
     def __reversed__(self) -> Iterator[Callable]:
@@ -926,7 +936,8 @@ class Sequential(ChainList):
     def __deepcopy__(self, memo: dict) -> 'Sequential':
         # copy('copy') deep-copies; functions (lambdas too) are shared, so only pickling needs
         # the check above.
-        return copy_module._reconstruct(self, memo, *super().__reduce_ex__(4))
+        return copy_module._reconstruct(  # type: ignore[attr-defined]  # private to copy
+            self, memo, *super().__reduce_ex__(4))
 
     def extend(self, layers: Any) -> None:
         """Append every step of ``layers`` (a Sequential or an iterable of callables)."""

@@ -195,15 +195,15 @@ def test_flake8_clean():
 
 
 # The modules checked by mypy in every test run: the engine, and the training core around it
-# (parameters, optimizers' base and SGD, old-style Functions, hooks, devices, the reporter). The
-# rest of the package is not yet (mypy reports about 1,400 errors there, mostly Optional
-# attributes used without narrowing, and the optimizers' state dict).
+# (links, parameters, the optimizers' base and SGD, old-style Functions, hooks, devices, the
+# reporter). The rest of the package is not yet (mypy reports about 1,000 errors there, mostly
+# Optional attributes used without narrowing, and the optimizers' state dict).
 TYPE_CHECKED = ['variable', 'function_node', '_backprop', '_grad_sum', '_config', '_hooks',
                 '_debug', '_backprop_utils', 'backend', 'type_check',
                 'parameter', 'optimizer', 'optimizers/sgd', 'optimizers/_util', 'function',
                 'function_hook', 'link_hook', 'initializer', 'device_resident', '_devices',
                 '_atomic', 'reporter', 'gradient_check', 'computational_graph', 'configuration',
-                'serializer', 'sequential', 'cuda', 'types', '_runtime_info']
+                'serializer', 'sequential', 'cuda', 'types', '_runtime_info', 'link']
 
 
 def test_the_engine_type_checks(tmp_path):
