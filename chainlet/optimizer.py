@@ -179,9 +179,11 @@ class UpdateRule:
         self._fp32_param: Any = None
 
     @property
-    def state(self) -> Optional[dict]:
+    def state(self) -> dict:
         """The state arrays (``None`` until the first update)."""
-        return self._state
+        # Typed as a dict: init_state and update_core, the code that reads it, run after the
+        # first update has created it.
+        return self._state  # type: ignore[return-value]
 
     def add_hook(self, hook: Callable, name: Optional[str] = None,
                  timing: str = 'auto') -> None:

@@ -49,13 +49,13 @@ class AdaGradRule(optimizer.UpdateRule):
         self.state['h'] = backend.get_array_module(param.array).zeros_like(param.array)
 
     def update_core_cpu(self, param: Any) -> None:
-        _update(numpy, self.hyperparam, self._state, param)
+        _update(numpy, self.hyperparam, self.state, param)
 
     def update_core_gpu(self, param: Any) -> None:
         from chainlet.optimizers import _cuda_kernels  # one fused kernel per parameter
         lr, eps = float(self.hyperparam.lr), float(self.hyperparam.eps)
         check_eps('AdaGrad', eps, param.array.dtype)
-        _cuda_kernels.ada_grad(param.grad, lr, eps, param.array, self._state['h'])
+        _cuda_kernels.ada_grad(param.grad, lr, eps, param.array, self.state['h'])
 
 
 class AdaGrad(optimizer.GradientMethod):

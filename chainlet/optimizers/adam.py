@@ -34,7 +34,7 @@ def _learning_rate(hp: optimizer.Hyperparameter, t: int, where: str) -> float:
 
 def _update(xp: Any, rule: 'AdamRule', param: Any) -> None:
     hp = rule.hyperparam
-    state = rule._state
+    state = rule.state
     t = rule.t
     alpha, beta1, beta2 = float(hp.alpha), float(hp.beta1), float(hp.beta2)
     eps, eta, wd = float(hp.eps), float(hp.eta), float(hp.weight_decay_rate)
@@ -117,7 +117,7 @@ class AdamRule(optimizer.UpdateRule):
         eps, eta, wd = float(hp.eps), float(hp.eta), float(hp.weight_decay_rate)
         check_eps('Adam', eps, param.array.dtype)
         lower, upper = self.bounds if hp.adabound else (0.0, 0.0)
-        state = self._state
+        state = self.state
         arrays = [param.array, state['m'], state['v']]
         if hp.amsgrad:
             arrays.append(state['vhat'])

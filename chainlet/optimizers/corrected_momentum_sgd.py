@@ -41,10 +41,10 @@ class CorrectedMomentumSGDRule(optimizer.UpdateRule):
         self.state['v'] = backend.get_array_module(param.array).zeros_like(param.array)
 
     def update_core_cpu(self, param: Any) -> None:
-        _update(numpy, self.hyperparam, self._state, param)
+        _update(numpy, self.hyperparam, self.state, param)
 
     def update_core_gpu(self, param: Any) -> None:
-        _update(backend.get_array_module(param.array), self.hyperparam, self._state, param)
+        _update(backend.get_array_module(param.array), self.hyperparam, self.state, param)
 
 
 class CorrectedMomentumSGD(optimizer.GradientMethod):

@@ -42,13 +42,13 @@ class MomentumSGDRule(optimizer.UpdateRule):
         self.state['v'] = backend.get_array_module(param.array).zeros_like(param.array)
 
     def update_core_cpu(self, param: Any) -> None:
-        _update(numpy, self.hyperparam, self._state, param)
+        _update(numpy, self.hyperparam, self.state, param)
 
     def update_core_gpu(self, param: Any) -> None:
         from chainlet.optimizers import _cuda_kernels  # one fused kernel per parameter
         hp = self.hyperparam
         _cuda_kernels.momentum_sgd(param.grad, float(hp.lr), float(hp.momentum), param.array,
-                                   self._state['v'])
+                                   self.state['v'])
 
 
 class MomentumSGD(optimizer.GradientMethod):

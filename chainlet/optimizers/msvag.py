@@ -104,10 +104,10 @@ class MSVAGRule(optimizer.UpdateRule):
         self.state['v'] = xp.zeros_like(param.array)
 
     def update_core_cpu(self, param: Any) -> None:
-        _update(numpy, self.hyperparam, self._state, param, self.t)
+        _update(numpy, self.hyperparam, self.state, param, self.t)
 
     def update_core_gpu(self, param: Any) -> None:
-        _update(backend.get_array_module(param.array), self.hyperparam, self._state, param,
+        _update(backend.get_array_module(param.array), self.hyperparam, self.state, param,
                 self.t)
 
     @property

@@ -64,7 +64,7 @@ class RMSpropRule(optimizer.UpdateRule):
         self.state['ms'] = backend.get_array_module(param.array).zeros_like(param.array)
 
     def update_core_cpu(self, param: Any) -> None:
-        _update(numpy, self.hyperparam, self._state, param)
+        _update(numpy, self.hyperparam, self.state, param)
 
     def update_core_gpu(self, param: Any) -> None:
         from chainlet.optimizers import _cuda_kernels  # one fused kernel per parameter
@@ -72,7 +72,7 @@ class RMSpropRule(optimizer.UpdateRule):
         lr, alpha, eps = float(hp.lr), float(hp.alpha), float(hp.eps)
         check_eps('RMSprop', eps, param.array.dtype)
         _cuda_kernels.rmsprop[bool(hp.eps_inside_sqrt)](param.grad, lr, alpha, eps, param.array,
-                                                        self._state['ms'])
+                                                        self.state['ms'])
 
 
 class RMSprop(optimizer.GradientMethod):

@@ -67,10 +67,10 @@ class RMSpropGravesRule(optimizer.UpdateRule):
             self.state[key] = xp.zeros_like(param.array)
 
     def update_core_cpu(self, param: Any) -> None:
-        _update(numpy, self.hyperparam, self._state, param)
+        _update(numpy, self.hyperparam, self.state, param)
 
     def update_core_gpu(self, param: Any) -> None:
-        _update(backend.get_array_module(param.array), self.hyperparam, self._state, param)
+        _update(backend.get_array_module(param.array), self.hyperparam, self.state, param)
 
 
 class RMSpropGraves(optimizer.GradientMethod):

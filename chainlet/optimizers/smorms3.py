@@ -89,10 +89,10 @@ class SMORMS3Rule(optimizer.UpdateRule):
         self.state['g2'] = xp.zeros_like(param.array)
 
     def update_core_cpu(self, param: Any) -> None:
-        _update(numpy, self.hyperparam, self._state, param)
+        _update(numpy, self.hyperparam, self.state, param)
 
     def update_core_gpu(self, param: Any) -> None:
-        _update(backend.get_array_module(param.array), self.hyperparam, self._state, param)
+        _update(backend.get_array_module(param.array), self.hyperparam, self.state, param)
 
 
 class SMORMS3(optimizer.GradientMethod):
