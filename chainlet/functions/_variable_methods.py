@@ -37,9 +37,10 @@ def _reshape_method(self: Variable, *shape: Any) -> Variable:
 
 def _transpose_method(self: Variable, *axes: Any) -> Variable:
     """Differentiable transpose; no axes reverses them."""
+    order: Any = axes
     if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-        axes = axes[0]
-    return _transpose(self, axes or None)
+        order = axes[0]
+    return _transpose(self, order or None)
 
 
 def _sum_method(self: Variable, axis: Any = None, keepdims: bool = False) -> Variable:

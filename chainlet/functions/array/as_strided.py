@@ -25,7 +25,7 @@ from chainlet.functions.array._util import check_array, check_int
 from chainlet.variable import Variable
 
 
-def _extent(shape: Sequence[int], strides: Sequence[int], offset: int) -> tuple:
+def _extent(shape: Sequence[int], strides: Sequence[int], offset: int) -> Optional[tuple]:
     """First and last buffer position (in steps) touched by a view; ``None`` if it is empty."""
     if 0 in shape:
         return None

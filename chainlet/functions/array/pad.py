@@ -1,7 +1,7 @@
 """``pad``: pad an array with a constant or with values taken from the array itself."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy
 
@@ -104,6 +104,6 @@ def pad(x: Any, pad_width: Any, mode: str = 'constant', **keywords: Any) -> Vari
     from chainlet.functions.array.reshape import reshape
     # The padded array of flat indices says which input element each output element copies.
     index = numpy.pad(numpy.arange(data.size).reshape(data.shape),
-                      pairs.tolist() if data.ndim else 0, mode=mode)
+                      cast(Any, pairs.tolist() if data.ndim else 0), mode=cast(Any, mode))
     index = backend.get_array_module(data).asarray(index)
     return get_item(reshape(x, (data.size,)), index)

@@ -33,7 +33,7 @@ def _deconv_node(ndim: int, stride: tuple, pad: tuple, outsize: tuple, dilate: t
     return DeconvolutionND(ndim, stride, pad, outsize, dilate, groups)
 
 
-def _grad_w_node(conv: FunctionNode, ksize: tuple, W_dtype: Any) -> 'ConvolutionNDGradW':
+def _grad_w_node(conv: Any, ksize: tuple, W_dtype: Any) -> 'ConvolutionNDGradW':
     if conv.ndim == 2:
         from chainlet.functions.connection.convolution_2d import Convolution2DGradW
         return Convolution2DGradW(conv, ksize, W_dtype)
@@ -111,7 +111,7 @@ class ConvolutionNDGradW(FunctionNode):
         W_dtype: dtype of the filter (the gradient is cast to it).
     """
 
-    def __init__(self, conv: FunctionNode, ksize: Sequence[int], W_dtype: Any) -> None:
+    def __init__(self, conv: Any, ksize: Sequence[int], W_dtype: Any) -> None:
         self.ndim = conv.ndim
         self.stride = conv.stride
         self.pad = conv.pad
@@ -144,7 +144,7 @@ class ConvolutionNDGradW(FunctionNode):
         return tuple(ret)
 
 
-def _apply(node: ConvolutionND, x: Any, W: Any, b: Any) -> Variable:
+def _apply(node: FunctionNode, x: Any, W: Any, b: Any) -> Variable:
     args = (x, W) if b is None else (x, W, b)
     return node.apply(args)[0]
 

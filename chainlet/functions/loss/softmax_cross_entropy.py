@@ -58,7 +58,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         self.ignore_label = ignore_label
         self.reduce = reduce
         self.y = None
-        self._t = None
+        self._t: Any = None
         self._coeff = None
         self._plain = False
 

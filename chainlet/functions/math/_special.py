@@ -87,7 +87,7 @@ class UnarySpecial(SpecialNode):
     ``retain`` names what backward needs: the input ``'x'``, the output ``'y'``, or both.
     """
 
-    retain = 'x'
+    retain: Any = 'x'  # a name or a tuple of names
 
     def _check_arrays(self, in_data):
         type_check.count(self.name, in_data, 1)

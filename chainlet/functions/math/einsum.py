@@ -190,10 +190,10 @@ def _parse(args: tuple) -> tuple:
             raise ValueError(f'einsum: argument subscripts: a "." that is not part of "..." in '
                              f'{args[0]!r}')
         if '->' in spec:
-            ins, out = spec.split('->')
+            given, out = spec.split('->')
         else:
-            ins, out = spec, None
-        return ins.split(','), out, operands
+            given, out = spec, None
+        return given.split(','), out, operands
 
     # Sublist form: op0, sublist0, op1, sublist1, ..., [sublist_out]
     def letters(sublist: Any) -> str:
@@ -202,7 +202,7 @@ def _parse(args: tuple) -> tuple:
             if s is Ellipsis:
                 out += _ELLIPSIS
             elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and \
-                    0 <= s < len(_LETTERS):
+                    0 <= int(s) < len(_LETTERS):
                 out += _LETTERS[int(s)]
             else:
                 raise ValueError(f'einsum: sublists must hold ints in [0, {len(_LETTERS)}) or '
@@ -211,8 +211,8 @@ def _parse(args: tuple) -> tuple:
 
     operands = list(args[0::2][:len(args) // 2])
     ins = [letters(s) for s in args[1::2][:len(args) // 2]]
-    out = letters(args[-1]) if len(args) % 2 else None
-    return ins, out, operands
+    result = letters(args[-1]) if len(args) % 2 else None
+    return ins, result, operands
 
 
 def _data(x: Any, i: int) -> Any:

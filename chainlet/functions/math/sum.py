@@ -53,7 +53,7 @@ class Sum(FunctionNode):
     def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
         if axis is not None:
             check_axis_type('sum', axis)
-        self.axis = axis
+        self.axis: Any = axis  # normalized to a tuple in forward
         self.keepdims = keepdims
 
     def _check_arrays(self, in_data):

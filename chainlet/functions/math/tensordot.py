@@ -38,7 +38,7 @@ def _normalize_axes(axes: Axes, a_ndim: int, b_ndim: int) -> tuple:
         for i in ax:
             if not isinstance(i, numbers.Integral) or isinstance(i, bool):
                 raise TypeError(f'tensordot: argument axes: expected ints, got {axes!r}')
-            if not -ndim <= i < ndim:
+            if not -ndim <= int(i) < ndim:
                 raise ValueError(f'tensordot: argument axes: axis {i} is out of range for '
                                  f'{name} of ndim {ndim}')
             out.append(int(i) % ndim)

@@ -61,7 +61,7 @@ def parse_outsize(func: str, outsize: Any) -> tuple:
 def parse_scale(func: str, spatial_scale: Any) -> float:
     """``spatial_scale`` as a positive float (ints and NumPy scalars accepted)."""
     if isinstance(spatial_scale, (bool, numpy.bool_)) or \
-            not isinstance(spatial_scale, numbers.Real) or not spatial_scale > 0:
+            not isinstance(spatial_scale, numbers.Real) or not float(spatial_scale) > 0:
         raise TypeError(f'{func}: argument spatial_scale: expected a positive number, '
                         f'got {spatial_scale!r} ({type(spatial_scale).__name__})')
     return float(spatial_scale)
@@ -72,7 +72,7 @@ def parse_sampling_ratio(func: str, sampling_ratio: Any) -> tuple:
     pair = _pair(sampling_ratio)
     ok = len(pair) == 2 and all(
         s is None or (isinstance(s, numbers.Integral) and not isinstance(s, (bool, numpy.bool_))
-                      and s >= 1) for s in pair)
+                      and int(s) >= 1) for s in pair)
     if not ok:
         raise TypeError(f'{func}: argument sampling_ratio: expected None, an int >= 1 or a '
                         f'pair of them, got {sampling_ratio!r}')
@@ -252,7 +252,7 @@ class SampleMap:
         self.row_w = xp.asarray(rows.weight.astype(dtype))
         self.col_w = xp.asarray(cols.weight.astype(dtype))
         self.row_ok, self.col_ok = xp.asarray(rows.valid), xp.asarray(cols.valid)
-        self.best = None
+        self.best: Any = None
 
     def corners(self, xp: Any) -> Any:
         """``(pos, weight)`` per neighbour: flat positions in ``x`` and weights (0: none)."""
@@ -477,8 +477,10 @@ class PixelBins:
         b = numpy.round(rois * self.spatial_scale).astype(numpy.int64)
         y1, x1, y2, x2 = (b[:, i] for i in self._corners)
         h, w = x_shape[2:]
-        rows = pixel_table(*pooling_bins(y1, y2, self.outh, h, self._inclusive), h)
-        cols = pixel_table(*pooling_bins(x1, x2, self.outw, w, self._inclusive), w)
+        row_start, row_end = pooling_bins(y1, y2, self.outh, h, self._inclusive)
+        col_start, col_end = pooling_bins(x1, x2, self.outw, w, self._inclusive)
+        rows = pixel_table(row_start, row_end, h)
+        cols = pixel_table(col_start, col_end, w)
         return rows, cols
 
 

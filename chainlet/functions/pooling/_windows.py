@@ -283,7 +283,8 @@ class AdjointNode(FunctionNode):
 
 def adjoint_pair(a: type, b: type) -> None:
     """Make the :class:`AdjointNode` classes ``a`` and ``b`` each other's gradient."""
-    a.adjoint, b.adjoint = b, a
+    setattr(a, 'adjoint', b)
+    setattr(b, 'adjoint', a)
 
 
 class WindowScatter(AdjointNode):

@@ -37,7 +37,7 @@ class MaxPoolingND(FunctionNode):
         self._wide_pad = wide_pad
         self.cover_all = cover_all
         self._func = func
-        self.indexes = None
+        self.indexes: Any = None
 
     def _check_arrays(self, in_data):
         type_check.count(self._func, in_data, 1)

@@ -104,7 +104,7 @@ def _cell_grad_grad(cps: Sequence[Variable], gates: Sequence[list], gc: Variable
     Og1 = Og * (1 - Og)
     g = gh * Og * T1 + gc
     # Gg: total weight of g in the outputs; Gc: weight of c reached through tanh(c).
-    Gg = None
+    Gg: Any = None
     for cp, (A, I, Fg, A1, I1, F1), Gcp, (Ga, Gi, Gf, _) in zip(cps, acts, g_cps, g_gates):
         term = Gcp * Fg + Ga * I * A1 + Gi * A * I1 + Gf * cp * F1
         Gg = term if Gg is None else Gg + term

@@ -11,7 +11,7 @@ hidden-to-hidden product runs step by step.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, cast
 
 from chainlet import _config
 from chainlet import type_check
@@ -41,6 +41,12 @@ class _Cell:
 
     n_weights = 2
     use_cell = False
+
+    if TYPE_CHECKING:  # what each kind defines (see above)
+        def prepare(self, w: Sequence[Any], b: Sequence[Any]) -> tuple: ...
+
+        def step(self, xw: Variable, h: Variable, c: Optional[Variable],
+                 params: Any) -> tuple: ...
 
 
 class _ElmanCell(_Cell):
@@ -81,7 +87,7 @@ def check_inputs(func: str, cell: _Cell, n_layers: Any, dropout_ratio: Any, hx: 
     if isinstance(dropout_ratio, bool) or not isinstance(dropout_ratio, numbers.Real):
         raise TypeError(f'{func}: argument dropout_ratio: expected a float, '
                         f'got {type(dropout_ratio).__name__}')
-    if not 0.0 <= dropout_ratio < 1.0:
+    if not 0.0 <= float(dropout_ratio) < 1.0:
         raise ValueError(f'{func}: argument dropout_ratio: expected a value in [0, 1), '
                          f'got {dropout_ratio}')
     type_check.argument(func, 'hx', hx, kind='f')
@@ -168,9 +174,10 @@ def _one_direction(cell: _Cell, xw: Variable, batches: Sequence[int], h0: Variab
             # Only when reversed; the tail is then still an untouched slice of the initial state.
             h = _ops.concat([h, h0[cur:b]], axis=0)
             h_tail = [h0[b:]] if b < full else []
-            if c is not None:
-                c = _ops.concat([c, c0[cur:b]], axis=0)
-                c_tail = [c0[b:]] if b < full else []
+            if c is not None:  # so c0 is not None either
+                c_init = cast(Variable, c0)
+                c = _ops.concat([c, c_init[cur:b]], axis=0)
+                c_tail = [c_init[b:]] if b < full else []
         cur = b
         xw_t = xw if len(batches) == 1 else xw[starts[t]:starts[t + 1]]
         h, c = cell.step(xw_t, h, c, params)
