@@ -81,7 +81,7 @@ def make_extension(trigger: Any = None, default_name: Optional[str] = None,
                    priority: Optional[int] = None, finalizer: Optional[Callable] = None,
                    initializer: Optional[Callable] = None,
                    on_error: Optional[Callable] = None,
-                   **kwargs: Any) -> Callable[[Callable], Callable]:
+                   **kwargs: Any) -> Callable[[Callable], Any]:
     """Decorator that turns a function ``f(trainer)`` into an extension.
 
     It only sets attributes on the function, so the function is still callable as it was.
@@ -120,7 +120,7 @@ def make_extension(trigger: Any = None, default_name: Optional[str] = None,
     if priority is None:
         priority = Extension.priority
 
-    def decorator(ext: Callable) -> Callable:
+    def decorator(ext: Any) -> Any:  # a function, given the attributes of an Extension
         ext.trigger = trigger
         ext.default_name = default_name or ext.__name__
         ext.priority = priority

@@ -103,7 +103,7 @@ class Trainer:
         Raises:
             RuntimeError: before :meth:`run` started.
         """
-        if self._done:
+        if self._done and self._final_elapsed_time is not None:
             return self._final_elapsed_time
         if self._start_at is None:
             raise RuntimeError('Trainer.elapsed_time: training has not been started yet (call '

@@ -35,7 +35,7 @@ class ExponentialShift(_ShiftBase):
             raise ValueError(f'ExponentialShift: argument rate: expected a non-negative number, '
                              f'got {rate!r}')
         self._rate = rate
-        self._init = init
+        self._init: Any = init  # None: the optimizer's value when training starts
         self._target = target
 
     def _start(self, optimizer: Any) -> None:

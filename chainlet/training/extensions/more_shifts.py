@@ -46,7 +46,7 @@ class InverseShift(_InitFromOptimizer):
                              f'got {gamma!r}')
         self._gamma = gamma
         self._power = power
-        self._init = init
+        self._init: Any = init  # None: the optimizer's value when training starts
         self._target = target
 
     def _value_at(self, t: int) -> float:
@@ -77,7 +77,7 @@ class PolynomialShift(_InitFromOptimizer):
         self._rate = rate
         self._max_count = max_count
         self._target = target
-        self._init = init
+        self._init: Any = init  # None: the optimizer's value when training starts
 
     def _value_at(self, t: int) -> float:
         decay = max(1 - t / self._max_count, 0.0)
@@ -108,7 +108,7 @@ class MultistepShift(_InitFromOptimizer):
         super().__init__(attr, optimizer)
         self._gamma = gamma
         self._step_value = sorted(step_value)
-        self._init = init
+        self._init: Any = init  # None: the optimizer's value when training starts
 
     def _value_at(self, t: int) -> float:
         return self._init * self._gamma ** bisect.bisect_right(self._step_value, t)

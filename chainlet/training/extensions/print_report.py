@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Sequence, TextIO, Union
+from typing import Any, Optional, Sequence, TextIO, Union
 
 from chainlet.training import extension
 from chainlet.training.extensions.log_report import LogReport
@@ -45,8 +45,8 @@ class PrintReport(extension.Extension):
         self._out = out
         self._log_len = 0
         widths = [max(10, len(entry)) for entry in self._entries]
-        self._header = '  '.join(f'{entry:<{w}}' for entry, w in zip(self._entries, widths))
-        self._header = self._header.rstrip() + '\n'
+        header = '  '.join(f'{entry:<{w}}' for entry, w in zip(self._entries, widths))
+        self._header: Optional[str] = header.rstrip() + '\n'
         self._widths = widths
 
     def __call__(self, trainer: Any) -> None:

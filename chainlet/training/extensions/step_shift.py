@@ -32,7 +32,7 @@ class StepShift(_ShiftBase):
             raise ValueError(f'StepShift: argument step: expected a positive int, got {step!r}')
         self._gamma = gamma
         self._step = step
-        self._init = init
+        self._init: Any = init  # None: the optimizer's value when training starts
         self._target = target
 
     def _start(self, optimizer: Any) -> None:

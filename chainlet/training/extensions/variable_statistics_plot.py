@@ -187,7 +187,7 @@ class VariableStatisticsPlot(extension.Extension):
         return True
 
     def _arrays(self, key: str) -> list:
-        variables = []
+        variables: list = []
         for target in self._targets:
             variables.extend(target.params() if isinstance(target, Link) else [target])
         arrays = [getattr(v, 'array' if key == 'data' else 'grad') for v in variables]

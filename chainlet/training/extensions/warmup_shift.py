@@ -37,7 +37,7 @@ class WarmupShift(_ShiftBase):
                              f'{warmup_iter!r}')
         self._warmup_start = warmup_start
         self._warmup_iter = warmup_iter
-        self._init = init
+        self._init: Any = init  # None: the optimizer's value when training starts
 
     def _start(self, optimizer: Any) -> None:
         if self._init is None:

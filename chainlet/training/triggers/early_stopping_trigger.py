@@ -64,7 +64,7 @@ class EarlyStoppingTrigger:
         self.patience = patience
         self.monitor = monitor
         self.verbose = verbose
-        self._max_trigger = util.get_trigger(max_trigger)
+        self._max_trigger: Any = util.get_trigger(max_trigger)
         self._interval_trigger = util.get_trigger(check_trigger)
         if mode == 'max' or (mode == 'auto' and 'accuracy' in monitor):
             self._operator, self.best = operator.gt, -math.inf

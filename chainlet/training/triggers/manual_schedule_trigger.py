@@ -39,7 +39,7 @@ class ManualScheduleTrigger:
 
     def __init__(self, points: Union[float, Sequence[float]], unit: str) -> None:
         check_unit('ManualScheduleTrigger', unit)
-        self.points = list(points) if isinstance(points, (list, tuple)) else [points]
+        self.points: list = list(points) if isinstance(points, (list, tuple)) else [points]
         if not self.points:
             raise ValueError('ManualScheduleTrigger: argument points: expected at least one '
                              'point, got an empty list')

@@ -106,7 +106,8 @@ class ParallelUpdater(StandardUpdater):
                              "{'main': '@cupy:0', 'second': '@cupy:1'})")
         if devices is not None:
             devices = _check_devices(devices)
-        if models is None:
+        if models is None:  # so devices were given (checked above)
+            assert devices is not None
             models = {'main': target}
             for name, device in devices.items():
                 if name != 'main':

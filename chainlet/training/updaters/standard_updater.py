@@ -119,25 +119,25 @@ class StandardUpdater(Updater):
         if loss_scale is not None and not loss_scale > 0:
             raise ValueError(f'{owner}: argument loss_scale: expected a positive '
                              f'number or None, got {loss_scale!r}')
-        self._iterators = iterators
-        self._optimizers = optimizers
+        self._iterators: dict = iterators
+        self._optimizers: dict = optimizers
         if device is not None:
             for opt in optimizers.values():
                 opt.target.to_device(device)
-        self.device = device
-        self.input_device = device if input_device is None else input_device
-        self.converter = converter
-        self.loss_func = loss_func
-        self.loss_scale = loss_scale
-        self.accumulate = int(accumulate)
-        self.iteration = 0
-        self.auto_new_epoch = auto_new_epoch
+        self.device: Any = device
+        self.input_device: Any = device if input_device is None else input_device
+        self.converter: Callable = converter
+        self.loss_func: Optional[Callable] = loss_func
+        self.loss_scale: Optional[float] = loss_scale
+        self.accumulate: int = int(accumulate)
+        self.iteration: int = 0
+        self.auto_new_epoch: bool = auto_new_epoch
         if auto_new_epoch:
             for opt in optimizers.values():
                 opt.use_auto_new_epoch = True
         # Epoch progress over the micro-batches of the last update (accumulate > 1 only).
         self._previous_epoch_detail: Optional[float] = None
-        self._is_new_epoch = False
+        self._is_new_epoch: bool = False
 
     # -- progress (read by triggers and extensions) --
 
