@@ -235,7 +235,7 @@ class FunctionNode:
                     is not _ndarray or len(outputs) > 1:
                 outputs = self._checked_outputs(outputs)
         else:
-            outputs = self._forward(in_data, gpu)
+            outputs = self._forward_on_device(in_data, gpu)
         # As in Chainer, the graph is linked whenever backprop is on, even for constant inputs
         # (``y.creator`` is there to inspect); backward skips what requires no gradient.
         if not local.get('enable_backprop', _global_config.enable_backprop):
@@ -247,7 +247,7 @@ class FunctionNode:
             return self._link_one(x._node, in_data, outputs, requires_grad)
         return self._link(inputs, in_data, outputs, requires_grad)
 
-    def _forward(self, in_data: tuple, gpu: Any) -> tuple:
+    def _forward_on_device(self, in_data: tuple, gpu: Any) -> tuple:
         """Run forward (``forward_gpu`` on the inputs' GPU when the class has one)."""
         if gpu is None:
             outputs = self.forward(in_data)
@@ -268,14 +268,15 @@ class FunctionNode:
         return outputs
 
     def _forward_observed(self, in_data: tuple, gpu: Any) -> tuple:
-        """:meth:`_forward` between the hooks' callbacks, with debug mode's records and checks."""
+        """:meth:`_forward_on_device` between the hooks' callbacks, with debug mode's records
+        and checks."""
         hooks = _function_hooks.collect(self._local_function_hooks)
         for hook in hooks:
             hook.forward_preprocess(self, in_data)
         debug = _config_local.debug
         if debug:
             self.stack = traceback.extract_stack()[:-2]
-        outputs = self._forward(in_data, gpu)
+        outputs = self._forward_on_device(in_data, gpu)
         if debug:
             _debug.check_finite(outputs, 'forward output', self)
         for hook in hooks:

@@ -211,7 +211,9 @@ class Link(DeviceResident):
             return super().__call__(*args, **kwargs)  # type: ignore[misc]
         return self.forward(*args, **kwargs)  # type: ignore[attr-defined]
 
-    def _forward(self) -> Callable:
+    def _forward_method(self) -> Callable:
+        # Not `_forward`: Chainer models use that name for their own attributes (ResNet's
+        # BuildingBlock keeps a list of its steps there).
         if self._mixin_call:
             return super().__call__  # type: ignore[misc]
         return self.forward  # type: ignore[attr-defined]
@@ -223,7 +225,7 @@ class Link(DeviceResident):
             hooks = collections.OrderedDict(hooks)
             hooks.update(self._local_link_hooks)
         active = list(hooks.values())
-        forward = self._forward()
+        forward = self._forward_method()
         if not active:  # global hooks are active in another thread only
             return forward(*args, **kwargs)
         pre = _PreArgs(self, 'forward', args, kwargs)

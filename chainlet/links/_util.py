@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Optional
+from typing import Any, Literal, Optional, overload
 
 import numpy
 
@@ -71,6 +71,14 @@ def get_initializer(init: Any, default: Any, dtype: numpy.dtype,
         return _CallableInitializer(init, dtype)
     raise TypeError(f'{owner}: argument {name}: expected an initializer, a scalar or an array, '
                     f'got {type(init).__name__}')
+
+
+@overload
+def check_size(owner: str, name: str, value: Any, allow_none: Literal[False] = False) -> int: ...
+
+
+@overload
+def check_size(owner: str, name: str, value: Any, allow_none: bool) -> Optional[int]: ...
 
 
 def check_size(owner: str, name: str, value: Any, allow_none: bool = False) -> Optional[int]:

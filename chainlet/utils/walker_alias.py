@@ -44,7 +44,7 @@ class WalkerAlias(DeviceResident):
         ValueError: ``probs`` is empty, not 1-d, negative somewhere or sums to zero.
     """
 
-    def __init__(self, probs: Sequence[float]) -> None:
+    def __init__(self, probs: Any) -> None:  # a sequence or array of probabilities
         weights = numpy.asarray(probs, dtype=numpy.float64)
         if weights.ndim != 1 or weights.size == 0:
             raise ValueError(f'WalkerAlias: argument probs: expected a non-empty 1-d sequence, '

@@ -280,3 +280,19 @@ def test_apply_takes_any_iterable_of_inputs_as_chainer_does():
     y.backward()
     np.testing.assert_array_equal(a.grad, [1.0, 1.0])
     np.testing.assert_array_equal(b.grad, [1.0, 1.0])
+
+
+def test_a_node_may_have_its_own_forward_helper_named_like_the_engine_s():
+    # User FunctionNodes written for Chainer may define helpers with any private name; the
+    # engine's own methods must not be hidden by them (debug mode and hooks take that path).
+    class Twice(FunctionNode):
+        def _forward(self, x):
+            return x * 2
+
+        def forward(self, inputs):
+            return self._forward(inputs[0]),
+
+    x = np.arange(3.0)
+    with chainlet.using_config('debug', True):
+        y, = Twice().apply((x,))
+    np.testing.assert_array_equal(y.array, x * 2)

@@ -344,3 +344,17 @@ def test_timer_on_a_gpu_link():
     with TimerHook() as hook:
         layer(cupy.ones((4, 3), np.float32))
     assert hook.summary()['Linear']['occurrence'] == 1 and hook.total_time() > 0
+
+
+def test_hooks_call_a_link_that_keeps_its_own_forward_attribute():
+    # Chainer models use `self._forward` for their own data (ResNet's BuildingBlock keeps the
+    # names of its steps there); the hook machinery must not take it for its own.
+    from chainlet.links.model.vision.resnet import BuildingBlock
+    block = BuildingBlock(2, 4, 2, 8, 1)
+    x = np.zeros((1, 4, 4, 4), np.float32)
+    expected = block(x).array
+    log = []
+    with Recorder('r', log):
+        y = block(x)
+    np.testing.assert_array_equal(y.array, expected)
+    assert [args.link for _, event, args in log if event == 'pre'][0] is block

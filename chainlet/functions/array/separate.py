@@ -1,7 +1,7 @@
 """``separate``: split an array into its slices along an axis, dropping that axis."""
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from chainlet.functions.array._util import check_array, normalize_axis
 from chainlet.functions.array.reshape import reshape
@@ -33,5 +33,4 @@ def separate(x: Any, axis: int = 0) -> tuple[Variable, ...]:
     if n == 0:
         return ()
     shape = data.shape[:axis] + data.shape[axis + 1:]
-    parts = cast(tuple, split_axis(x, n, axis, force_tuple=True))
-    return tuple(reshape(y, shape) for y in parts)
+    return tuple(reshape(y, shape) for y in split_axis(x, n, axis, force_tuple=True))

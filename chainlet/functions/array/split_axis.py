@@ -1,7 +1,7 @@
 """``split_axis``: cut an array into pieces along an axis."""
 from __future__ import annotations
 
-from typing import Any, Sequence, Union
+from typing import Any, Literal, Sequence, Union, overload
 
 import numpy
 
@@ -33,6 +33,16 @@ class SplitAxis(FunctionNode):
         gys = tuple(xp.zeros(shape, self._dtype) if gy is None else gy
                     for gy, shape in zip(grad_outputs, self._shapes))
         return Concat(self.axis, 'split_axis').apply(gys)
+
+
+@overload
+def split_axis(x: Any, indices_or_sections: Union[int, Sequence[int]], axis: int,
+               force_tuple: Literal[True] = True) -> tuple: ...
+
+
+@overload
+def split_axis(x: Any, indices_or_sections: Union[int, Sequence[int]], axis: int,
+               force_tuple: bool) -> Union[tuple, Variable]: ...
 
 
 def split_axis(x: Any, indices_or_sections: Union[int, Sequence[int]], axis: int,

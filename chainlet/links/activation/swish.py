@@ -1,7 +1,7 @@
 """``Swish``: the activation ``x * sigmoid(beta * x)`` with a learned ``beta``."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union, cast
 
 from chainlet.functions.activation.swish import swish
 from chainlet.link import Link
@@ -30,7 +30,7 @@ class Swish(Link):
         super().__init__()
         if isinstance(beta_shape, int) and not isinstance(beta_shape, bool):
             beta_shape = (beta_shape,)
-        shape: Optional[tuple] = None if beta_shape is None else tuple(beta_shape)
+        shape: Optional[tuple] = None if beta_shape is None else tuple(cast(Any, beta_shape))
         dtype = _util.resolve_dtype(beta_init)
         with self.init_scope():
             self.beta = Parameter(_util.get_initializer(

@@ -33,6 +33,10 @@ class Bilinear(Link):
         (5, 4)
     """
 
+    V1: Any  # registered with setattr in __init__ unless nobias; declared for mypy
+    V2: Any
+    b: Any
+
     def __init__(self, left_size: int, right_size: int, out_size: int, nobias: bool = False,
                  initialW: Any = None, initial_bias: Any = None) -> None:
         super().__init__()

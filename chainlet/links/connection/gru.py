@@ -13,7 +13,7 @@ input and ``U_r``, ``U_z``, ``U`` on the previous state; every child has a bias.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from chainlet.functions.activation.sigmoid import sigmoid
 from chainlet.functions.activation.tanh import tanh
@@ -90,6 +90,8 @@ class StatefulGRU(GRUBase):
         (True, (2, 4))
     """
 
+    h: Any  # the state Variable, None before the first step
+
     def __init__(self, in_size: Optional[int], out_size: int, init: Any = None,
                  inner_init: Any = None, bias_init: Any = 0) -> None:
         super().__init__(in_size, out_size, init, inner_init, bias_init)
@@ -140,7 +142,7 @@ class GRU(StatefulGRU):
                  inner_init: Any = None, bias_init: Any = 0) -> None:
         if out_size is None:
             in_size, out_size = None, in_size
-        super().__init__(in_size, out_size, init, inner_init, bias_init)
+        super().__init__(in_size, cast(int, out_size), init, inner_init, bias_init)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Variable:
         if len(args) != 1:

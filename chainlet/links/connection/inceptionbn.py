@@ -108,6 +108,7 @@ class InceptionBN(Chain):
         h33 = relu(self.proj33n(self.proj33(x)))
         h33 = relu(self.conv33an(self.conv33a(h33)))
         outs.append(relu(self.conv33bn(self.conv33b(h33))))
+        p: Any  # max_pooling_2d may return a pair (with return_indices); here a Variable
         if self.pooltype == 'max':
             p = max_pooling_2d(x, 3, stride=self.stride, pad=1, cover_all=False)
         else:

@@ -148,6 +148,9 @@ class LSTM(LSTMBase):
         True
     """
 
+    c: Any  # the state Variable, None before the first step
+    h: Any  # the state Variable, None before the first step
+
     def __init__(self, in_size: Optional[int], out_size: Optional[int] = None,
                  lateral_init: Any = None, upward_init: Any = None, bias_init: Any = None,
                  forget_bias_init: Any = None) -> None:

@@ -26,7 +26,7 @@ def argsort_list_descent(lst: Sequence[Any]) -> numpy.ndarray:
     return numpy.argsort([-len(x) for x in lst], kind='stable').astype(numpy.int32)
 
 
-def permutate_list(lst: Sequence[Any], indices: Sequence[int], inv: bool) -> list:
+def permutate_list(lst: Sequence[Any], indices: Any, inv: bool) -> list:
     """``[lst[i] for i in indices]``, or its inverse when ``inv``."""
     ret: list = [None] * len(lst)
     for i, ind in enumerate(indices):
@@ -178,14 +178,14 @@ class NStepRNNTanh(NStepRNNBase):
     """
 
     def rnn(self, *args: Any) -> tuple:
-        return n_step_rnn(*args, activation='tanh')
+        return n_step_rnn(*args, activation='tanh')  # type: ignore[misc]  # args: the six inputs
 
 
 class NStepRNNReLU(NStepRNNBase):
     """Stacked uni-directional Elman RNN with ``relu`` (see :class:`NStepRNNBase`)."""
 
     def rnn(self, *args: Any) -> tuple:
-        return n_step_rnn(*args, activation='relu')
+        return n_step_rnn(*args, activation='relu')  # type: ignore[misc]  # args: the six inputs
 
 
 class NStepBiRNNTanh(NStepRNNBase):
@@ -194,7 +194,7 @@ class NStepBiRNNTanh(NStepRNNBase):
     use_bi_direction = True
 
     def rnn(self, *args: Any) -> tuple:
-        return n_step_birnn(*args, activation='tanh')
+        return n_step_birnn(*args, activation='tanh')  # type: ignore[misc]  # args: the six inputs
 
 
 class NStepBiRNNReLU(NStepRNNBase):
@@ -203,7 +203,7 @@ class NStepBiRNNReLU(NStepRNNBase):
     use_bi_direction = True
 
     def rnn(self, *args: Any) -> tuple:
-        return n_step_birnn(*args, activation='relu')
+        return n_step_birnn(*args, activation='relu')  # type: ignore[misc]  # args: the six inputs
 
 
 __all__ = ['NStepBiRNNReLU', 'NStepBiRNNTanh', 'NStepRNNBase', 'NStepRNNReLU', 'NStepRNNTanh']

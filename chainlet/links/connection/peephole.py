@@ -42,6 +42,9 @@ class StatefulPeepholeLSTM(Chain):
         ((2, 4), (2, 4))
     """
 
+    c: Any  # the state Variable, None before the first step
+    h: Any  # the state Variable, None before the first step
+
     def __init__(self, in_size: Optional[int], out_size: int) -> None:
         super().__init__()
         self.state_size = out_size

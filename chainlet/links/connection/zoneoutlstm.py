@@ -38,6 +38,9 @@ class StatefulZoneoutLSTM(Chain):
         (2, 4)
     """
 
+    c: Any  # the state Variable, None before the first step
+    h: Any  # the state Variable, None before the first step
+
     def __init__(self, in_size: Optional[int], out_size: int, c_ratio: float = 0.5,
                  h_ratio: float = 0.5, **kwargs: Any) -> None:
         argument.check_unexpected_kwargs(

@@ -73,7 +73,7 @@ class TreeParser:
         self.node2word: Dict[int, Tuple[Any, Any]] = {}
         # An explicit stack instead of recursion, so that deep (Huffman) trees are fine:
         # entries are (node, path, code) to visit.
-        stack = [(tree, [], [], None)]
+        stack: list = [(tree, [], [], None)]
         while stack:
             node, path, code, parent_slot = stack.pop()
             if isinstance(node, tuple):
@@ -83,7 +83,8 @@ class TreeParser:
                 node_id = self.next_id
                 self.next_id += 1
                 if parent_slot is not None:
-                    self._set_child(*parent_slot, node_id, -1)
+                    parent, side = parent_slot
+                    self._set_child(parent, side, node_id, -1)
                 self.parent2child[node_id] = (-1, -1)
                 self.node2word[node_id] = (-1, -1)
                 left, right = node
@@ -93,7 +94,8 @@ class TreeParser:
             else:
                 if parent_slot is None:
                     raise ValueError('TreeParser: the tree must have at least one internal node')
-                self._set_child(*parent_slot, -1, node)
+                parent, side = parent_slot
+                self._set_child(parent, side, -1, node)
                 self.paths[node] = numpy.array(path, dtype=numpy.int32)
                 self.codes[node] = numpy.array(code, dtype=self.dtype)
 

@@ -57,9 +57,10 @@ class Classifier(Chain):
         super().__init__()
         self.lossfun = lossfun
         self.accfun = accfun
-        self.y = None
-        self.loss = None
-        self.accuracy = None
+        # The last call's prediction, loss and accuracy (Variables; None before a call).
+        self.y: Any = None
+        self.loss: Any = None
+        self.accuracy: Any = None
         self.label_key = label_key
         with self.init_scope():
             self.predictor = predictor

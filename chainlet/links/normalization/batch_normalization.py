@@ -96,7 +96,7 @@ class BatchNormalization(Link):
                  initial_avg_var: Any = None) -> None:
         super().__init__()
         name = 'BatchNormalization'
-        self.axis = _parse_axis(axis)
+        self.axis: Any = _parse_axis(axis)  # a tuple of axes, or None for the default
         if size is None and self.axis is None:
             raise _SizeOrAxisRequired(f'{name}: arguments size and axis: give size (the '
                                       f'channel shape) or axis (the axes to average over), got '

@@ -55,7 +55,7 @@ class BatchRenormalization(BatchNormalization):
         self.dmax = dmax
         self.freeze_running_statistics = freeze_running_statistics
 
-    def forward(self, x: Any, finetune: bool = False) -> Variable:
+    def forward(self, x: Any, finetune: bool = False) -> Variable:  # type: ignore[override]
         """Normalize ``x``; in training mode with the renormalized batch statistics.
 
         Args:

@@ -54,6 +54,9 @@ class DecorrelatedBatchNormalization(Link):
         ((8, 4), (2, 2, 2))
     """
 
+    avg_mean: Any  # persistent values (add_persistent), declared for mypy
+    avg_projection: Any
+
     def __init__(self, size: int, groups: int = 16, decay: float = 0.9, eps: float = 2e-5,
                  dtype: Any = numpy.float32) -> None:
         super().__init__()

@@ -43,8 +43,9 @@ class GroupNormalization(Link):
                                                          'initial_gamma'))
             self.beta = Parameter(_util.get_initializer(initial_beta, 0, dtype, name,
                                                         'initial_beta'))
-        if _util.check_size(name, 'size', size, allow_none=True) is not None:
-            self._initialize_params(int(size))
+        checked = _util.check_size(name, 'size', size, allow_none=True)
+        if checked is not None:
+            self._initialize_params(checked)
 
     def _initialize_params(self, size: int) -> None:
         self.gamma.initialize((size,))

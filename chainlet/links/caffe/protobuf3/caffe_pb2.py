@@ -94,7 +94,8 @@ def file_descriptor_proto() -> Any:
     top_enums = {name for name, _ in _schema.ENUMS}
     for name, values in _schema.ENUMS:
         _add_enum(fdp.enum_type, name, values)
-    for name, enums, fields in _schema.MESSAGES:
+    messages: Any = _schema.MESSAGES  # tuples of different lengths: one type for mypy
+    for name, enums, fields in messages:
         message = fdp.message_type.add(name=name)
         for enum_name, values in enums:
             _add_enum(message.enum_type, enum_name, values)

@@ -114,6 +114,8 @@ class VisionModel(Chain):
     """A chain whose forward runs its ``functions`` in order and returns the outputs of the
     requested layers; ``extract`` and ``predict`` start from images."""
 
+    functions: Any  # the ordered (name, callables) of the layers; each model sets it
+
     _mean: Sequence[float] = (0.0, 0.0, 0.0)
     _extract_layers = ('pool5',)
     _removed_forward_arg = 'test'

@@ -125,6 +125,17 @@ class GoogLeNet(_common.VisionModel):
         ((1, 1024, 1, 1), (1, 1000), (1, 1000))
     """
 
+    # The inception blocks, registered in a loop; declared for mypy.
+    inc3a: Any
+    inc3b: Any
+    inc4a: Any
+    inc4b: Any
+    inc4c: Any
+    inc4d: Any
+    inc4e: Any
+    inc5a: Any
+    inc5b: Any
+
     _mean = _MEAN
     _removed_forward_arg = 'train'
     _branches = {'loss1_fc2': 'inception_4a', 'loss2_fc2': 'inception_4d'}
@@ -133,7 +144,7 @@ class GoogLeNet(_common.VisionModel):
         super().__init__()
         if pretrained_model:
             # Weights about to be overwritten by pretrained ones need no random draw.
-            kwargs = {'initialW': initializers.Zero()}
+            kwargs: dict = {'initialW': initializers.Zero()}
         else:
             kwargs = {'initialW': initializers.LeCunUniform(scale=1.0)}
         with self.init_scope():

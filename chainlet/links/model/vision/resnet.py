@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import collections
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, cast
 
 import numpy
 
@@ -50,6 +50,16 @@ class BottleneckA(Chain):
     shortcut (``conv4``/``bn4``). ``downsample_fb`` puts the stride on the 3x3 convolution
     (the fb.resnet.torch variant) instead of the first 1x1."""
 
+    # Registered by _conv_bn; declared for mypy.
+    conv1: Any
+    conv2: Any
+    conv3: Any
+    conv4: Any
+    bn1: Any
+    bn2: Any
+    bn3: Any
+    bn4: Any
+
     def __init__(self, in_channels: int, mid_channels: int, out_channels: int,
                  stride: int = 2, initialW: Any = None, downsample_fb: bool = False) -> None:
         super().__init__()
@@ -69,6 +79,14 @@ class BottleneckA(Chain):
 
 class BottleneckB(Chain):
     """Bottleneck keeping the size: 1x1, 3x3, 1x1 convolutions plus the identity."""
+
+    # Registered by _conv_bn; declared for mypy.
+    conv1: Any
+    conv2: Any
+    conv3: Any
+    bn1: Any
+    bn2: Any
+    bn3: Any
 
     def __init__(self, in_channels: int, mid_channels: int, initialW: Any = None) -> None:
         super().__init__()
@@ -99,9 +117,9 @@ class BuildingBlock(Chain):
             first 1x1 one (the original MSRA ResNet).
     """
 
-    def __init__(self, n_layers: Optional[int] = None, in_channels: Optional[int] = None,
-                 mid_channels: Optional[int] = None, out_channels: Optional[int] = None,
-                 stride: Any = None, initialW: Any = None, downsample_fb: Optional[bool] = None,
+    def __init__(self, n_layers: Optional[int] = None, in_channels: Any = None,
+                 mid_channels: Any = None, out_channels: Any = None,
+                 stride: Any = None, initialW: Any = None, downsample_fb: Any = None,
                  **kwargs: Any) -> None:
         super().__init__()
         if 'n_layer' in kwargs:
@@ -281,8 +299,9 @@ def _copy_conv_bn(src: Any, conv: Any, bn: Any, conv_name: str, bn_name: str,
 def _transfer_resnet(src: Any, dst: ResNetLayers, n_layers: int) -> None:
     """Copy the weights of MSRA's Caffe ResNet ``src`` (a ``CaffeFunction``) into ``dst``."""
     _copy_conv_bn(src, dst.conv1, dst.bn1, 'conv1', 'bn_conv1', 'scale_conv1')
-    if getattr(dst.conv1, 'b', None) is not None and getattr(src.conv1, 'b', None) is not None:
-        dst.conv1.b.array[...] = src.conv1.b.array
+    bias = getattr(dst.conv1, 'b', None)
+    if bias is not None and getattr(src.conv1, 'b', None) is not None:
+        bias.array[...] = src.conv1.b.array
     for stage, block in zip((2, 3, 4, 5), (dst.res2, dst.res3, dst.res4, dst.res5)):
         count = len(block._forward)
         numbered = n_layers > 50 and stage in (3, 4)
@@ -294,4 +313,4 @@ def _transfer_resnet(src: Any, dst: ResNetLayers, n_layers: int) -> None:
                               getattr(bottleneck, f'bn{index}'), f'res{caffe}_branch{branch}',
                               f'bn{caffe}_branch{branch}', f'scale{caffe}_branch{branch}')
     dst.fc6.W.array[...] = src.fc1000.W.array
-    dst.fc6.b.array[...] = src.fc1000.b.array
+    cast(Any, dst.fc6.b).array[...] = src.fc1000.b.array  # fc6 has a bias

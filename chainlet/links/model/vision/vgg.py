@@ -84,7 +84,7 @@ class VGGLayers(_common.VisionModel):
         self.n_layers = n_layers
         if pretrained_model:
             # The weights are overwritten: skip drawing random ones.
-            kwargs = {'initialW': initializers.Zero(), 'initial_bias': initializers.Zero()}
+            kwargs: dict = {'initialW': initializers.Zero(), 'initial_bias': initializers.Zero()}
         else:
             kwargs = {'initialW': initializers.Normal(0.01),
                       'initial_bias': initializers.Zero()}
