@@ -323,15 +323,11 @@ class Link(DeviceResident):
         # cleargrads walk this every step).
         seen: set = set()
         for link in self._preorder():
-            names = link._params
-            if not names:
-                continue
-            d = link.__dict__
-            for name in sorted(names) if len(names) > 1 else names:
-                param = d[name]
-                if (include_uninit or param.array is not None) and id(param) not in seen:
-                    seen.add(id(param))
-                    yield param
+            if link._params:
+                for _, param in link._own_params(include_uninit):
+                    if id(param) not in seen:
+                        seen.add(id(param))
+                        yield param
 
     def namedparams(self, include_uninit: bool = True) -> Iterator[tuple[str, Parameter]]:
         """Yield ``(path, parameter)`` with paths like ``'/l1/W'`` (a parameter shared by

@@ -59,7 +59,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         self.reduce = reduce
         self.y = None
         self._t: Any = None
-        self._coeff = None
+        self._coeff: Any = None  # 1 / count for 'mean', set by forward
         self._plain = False
 
     def _check_arrays(self, in_data):
@@ -153,7 +153,10 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
         self._plain = parent._plain  # every label a class, no weights, 2-D, 'mean'
 
     def _weight(self, x: Any) -> Any:
-        """Per-instance weight ``w[t] * valid`` (times ``coeff`` for 'mean'), shaped for ``x``."""
+        """Per-instance weight ``w[t] * valid`` (times ``coeff`` for 'mean'), shaped for ``x``,
+        and the labels with the ignored ones made safe to index with."""
+        if self._plain:  # every weight is coeff: a scalar, and the labels as they are
+            return self._coeff.astype(x.dtype), self._t
         xp = backend.get_array_module(x)
         t = self._t
         valid = t != self.ignore_label
@@ -175,11 +178,6 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
             self.y = None
         else:
             gx = xp.exp(log_softmax_array(x, 1))
-        if self._plain:
-            gx[xp.arange(len(self._t)), self._t] -= 1
-            gx *= self._coeff.astype(x.dtype)
-            gx *= gloss
-            return gx,
         w, t_safe = self._weight(x)
         if x.ndim == 2:
             gx[xp.arange(len(t_safe)), t_safe] -= 1
