@@ -35,7 +35,7 @@ from chainlet import _hooks
 from chainlet import backend
 from chainlet import function_node as _fn
 from chainlet._grad_sum import add_arrays, copy_grad, sum_grads
-from chainlet.variable import Variable, VariableNode
+from chainlet.variable import Variable, VariableNode, _no_variable
 
 _weakref = weakref.ref
 _heappush = heapq.heappush
@@ -208,8 +208,15 @@ def _add_grad(grads: dict, heap: list, pushed: set, node: VariableNode, g: Varia
     creator = node.creator_node
     if creator is not None and creator not in pushed:
         pushed.add(creator)
-        # Rank ties: the later-created node first (deterministic runs).
-        _heappush(heap, (-creator.rank, -creator._order, creator))
+        # Rank ties: the later-scheduled node first (deterministic runs; no creation counter
+        # for apply() to keep).
+        _heappush(heap, (-creator.rank, -len(pushed), creator))
+
+
+def _may_have_variable(node: VariableNode) -> bool:
+    """Whether a Variable may still stand for ``node``: a node that tracks its Variable (a
+    leaf made by ``Variable()``) knows; a function's output does not track it, so it may."""
+    return node._variable is _no_variable or node._variable() is not None
 
 
 def _pop_output_grads(func: _fn.FunctionNode, grads: dict, targets: Optional[dict],
@@ -227,10 +234,8 @@ def _pop_output_grads(func: _fn.FunctionNode, grads: dict, targets: Optional[dic
         gy = lst[0] if len(lst) == 1 else _sum_terms(lst)
         if targets is not None and node in targets:
             gy = targets[node] = _as_var(gy)
-        if retain_grad:
-            var = node._variable()
-            if var is not None:
-                gy = var._grad_var = _as_var(gy)
+        if retain_grad and _may_have_variable(node):
+            gy = node._grad_var = _as_var(gy)
         gys.append(gy)
         found = True
     return tuple(gys) if found else None
@@ -395,7 +400,7 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
     node = var._node
     if node.creator_node is None:
         return
-    gy = var._grad_var
+    gy = node._grad_var
     if gy is None:
         # As in Chainer: the initial gradient (times loss_scale) is stored on the output and
         # stays there after backward; a gradient set by the user is used as it is.
@@ -403,7 +408,7 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
         if loss_scale is not None:
             with _config.using_config('enable_backprop', enable_double_backprop):
                 gy = gy * loss_scale
-        var._grad_var = gy
+        node._grad_var = gy
     leaves = _run((node,), (gy,), enable_double_backprop, retain_grad)
     _store_leaf_grads(leaves, (gy,), enable_double_backprop)
 
@@ -417,20 +422,17 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bo
     given = {id(d) for d in out_data}
     with _config.using_config('enable_backprop', double):
         for node, lst in leaves.items():
-            if node.creator_node is not None:
-                continue
-            v = node._variable()
-            if v is None:
+            if node.creator_node is not None or not _may_have_variable(node):
                 continue
             g = _sum_terms(lst)
-            if v._grad_var is not None:
-                g = sum_grads([v._grad_var, _as_var(g)])
+            if node._grad_var is not None:
+                g = sum_grads([node._grad_var, _as_var(g)])
             elif _needs_copy(g if type(g) is _ndarray else g._data, given, out_data):
                 g = copy_grad(_as_var(g))
             else:
                 g = _as_var(g)
             given.add(id(g._data))
-            v._grad_var = g
+            node._grad_var = g
 
 
 def _needs_copy(d: Any, given: set, out_data: list) -> bool:

@@ -36,7 +36,6 @@ from __future__ import annotations
 import collections
 import copy
 import functools
-import itertools
 import traceback
 import weakref
 from typing import Any, Iterable, Optional, Sequence
@@ -56,8 +55,6 @@ _global_config = _config.global_config
 _weakref = weakref.ref
 _from_output = Variable._from_output
 _function_hooks = _hooks.functions
-# Creation order of graph-building applications; breaks rank ties in backward.
-_creation_counter = itertools.count()
 
 
 def _gather(inputs: Sequence[Any]) -> tuple:
@@ -119,7 +116,6 @@ class FunctionNode:
     # node is one more object for the cyclic GC to traverse as the graph grows), else a tuple.
     _outputs: Any = None
     rank = 0
-    _order = 0
     stack: Optional[list] = None
     _applied = False
     _input_indexes_to_retain: Optional[tuple] = None
@@ -295,7 +291,6 @@ class FunctionNode:
             nodes.append(node)
         self.inputs = tuple(nodes)
         self.rank = rank
-        self._order = next(_creation_counter)
         rank += 1
         if len(outputs) == 1:  # the common case, without the lists
             v = _from_output(outputs[0], requires_grad, self, rank)
@@ -321,7 +316,6 @@ class FunctionNode:
         loops: about a tenth of a tiny op's cost."""
         self.inputs = (node,)
         self.rank = rank = node.rank
-        self._order = next(_creation_counter)
         v = _from_output(outputs[0], requires_grad, self, rank + 1)
         self._outputs = _weakref(v._node)
         if self._input_indexes_to_retain is not None or \
@@ -355,7 +349,7 @@ class FunctionNode:
         the hyper-parameters are shared, the graph state is not.
         """
         node = copy.copy(self)
-        for name in ('inputs', '_outputs', 'rank', '_order', 'stack', '_applied',
+        for name in ('inputs', '_outputs', 'rank', 'stack', '_applied',
                      '_input_indexes_to_retain', '_output_indexes_to_retain',
                      '_retained_output_data'):
             node.__dict__.pop(name, None)
@@ -577,7 +571,6 @@ class NonDifferentiableGrad(FunctionNode):
         node._applied = True
         node.inputs = func.inputs
         node.rank = func.rank
-        node._order = next(_creation_counter)
         var = _from_output(gx, True)
         var._node.creator_node = node
         var._node.rank = func.rank + 1

@@ -1,3 +1,4 @@
+import copy
 import warnings
 
 import numpy as np
@@ -409,3 +410,75 @@ def test_chainerx_and_ideep_moves_report_that_they_are_unavailable():
     with pytest.raises(ValueError, match='chx_array'):
         x.chx_array
     assert x.from_chx() is None and isinstance(x.array, np.ndarray)
+
+
+class TestGradientOnTheNode:
+    """A function's output node keeps no reference to its Variable; the gradient lives on the
+    node, so every way of reaching it agrees."""
+
+    def test_node_and_variable_share_the_gradient(self):
+        x = Variable(np.array([1.0, 2.0], np.float32))
+        y = x * 3.0
+        y.grad = np.ones(2, np.float32)
+        np.testing.assert_array_equal(y.node.grad, np.ones(2, np.float32))
+        assert y.node.grad_var is y.grad_var
+        y.cleargrad()
+        assert y.node.grad is None
+
+    def test_retain_grad_reaches_outputs_the_user_holds(self):
+        x = Variable(np.array([1.0, 2.0], np.float32))
+        h = x * 3.0
+        y = F.sum(h * h)
+        y.backward(retain_grad=True)
+        np.testing.assert_allclose(h.grad, 2 * h.array)
+        np.testing.assert_allclose(x.grad, 3 * 2 * h.array)
+
+    def test_an_output_made_without_backprop_is_a_leaf_that_gets_its_gradient(self):
+        x = Variable(np.array([1.0, 2.0], np.float32))
+        with chainlet.no_backprop_mode():
+            h = x * 3.0
+        y = F.sum(h * h)
+        y.backward()
+        np.testing.assert_allclose(h.grad, 2 * h.array)
+        assert x.grad is None
+
+    def test_an_unchained_output_gets_its_gradient_as_a_leaf(self):
+        x = Variable(np.array([1.0, 2.0], np.float32))
+        h = x * 3.0
+        h.unchain()
+        F.sum(h * h).backward()
+        np.testing.assert_allclose(h.grad, 2 * h.array)
+        assert x.grad is None
+
+    def test_a_variable_rebuilt_for_a_node_sees_the_same_gradient(self):
+        x = Variable(np.array([1.0, 2.0], np.float32))
+        y = x * 3.0
+        y.grad = np.ones(2, np.float32)
+        y.node.data = y.array
+        again = y.node.get_variable()
+        assert again.node is y.node
+        assert again.grad_var is y.grad_var
+
+    def test_retain_grad_after_a_backward_asked_for_retained_inputs(self):
+        # A backward that asks for its retained inputs makes Variables for their nodes; the
+        # output Variable the user holds must still get its gradient.
+        x = Variable(np.array([1.0, 2.0], np.float32))
+        h = x * 3.0
+        y = F.sum(h * h)  # Mul retains both inputs
+        y.backward(retain_grad=True)
+        y2 = F.sum(h * h)
+        y2.backward(retain_grad=True)
+        np.testing.assert_allclose(h.grad, 2 * h.array)  # replaced, as in Chainer
+
+    def test_a_shallow_copy_has_its_own_gradient(self):
+        x = Variable(np.array([1.0, 2.0], np.float32), grad=np.ones(2, np.float32))
+        c = copy.copy(x)
+        c.grad = None
+        np.testing.assert_array_equal(x.grad, np.ones(2, np.float32))
+
+    def test_node_retain_data_on_a_function_output_says_what_to_do(self):
+        y = Variable(np.ones(2, np.float32)) * 2.0
+        with pytest.raises(RuntimeError, match='call retain_data'):
+            y.node.retain_data()
+        y.retain_data()
+        np.testing.assert_array_equal(y.node.data, y.array)
