@@ -176,11 +176,11 @@ def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: 
             gxs = _grads_as_tuple(func, gxs)
         if len(gxs) != len(indexes):
             gxs = _per_target(func, gxs, indexes)
-        inputs = func.inputs
+        inputs = func._inputs
         checked = []
         for i, gx in zip(indexes, gxs):
             if gx is not None:
-                node = inputs[i]
+                node = inputs if type(inputs) is VariableNode else inputs[i]
                 if type(gx) is _ndarray:
                     if not (arrays and gx.shape == node.shape and (
                             gx.dtype == node.dtype or node.dtype.kind != 'f')):
@@ -244,9 +244,11 @@ def _pop_output_grads(func: _fn.FunctionNode, grads: dict, targets: Optional[dic
 def _target_indexes(func: _fn.FunctionNode, targets: Optional[dict]) -> tuple:
     """The inputs of ``func`` that need a gradient (for ``grad``: on the way to a target)."""
     if targets is None:
-        inputs = func.inputs
+        inputs = func._inputs
+        if type(inputs) is VariableNode:  # one input: the common case
+            return (0,) if inputs.requires_grad else ()
         count = len(inputs)
-        if count == 1:  # the common cases, without a comprehension
+        if count == 1:
             return (0,) if inputs[0].requires_grad else ()
         if count == 2:
             a, b = inputs[0].requires_grad, inputs[1].requires_grad
@@ -344,11 +346,11 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
                 gxs = _call_backward(func, indexes, gys, grads, double, debug)
             else:
                 gxs = _backward_step(func, indexes, gys, None, double, debug, arrays)
-            inputs = func.inputs
+            inputs = func._inputs
             for i, gx in zip(indexes, gxs):
                 if gx is None:
                     continue
-                node = inputs[i]
+                node = inputs if type(inputs) is VariableNode else inputs[i]
                 lst = grads.get(node)
                 if lst is None:  # the first gradient of node: schedule its creator
                     _add_grad(grads, heap, pushed, node, gx)

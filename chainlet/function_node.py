@@ -111,7 +111,10 @@ class FunctionNode:
         stack: Where ``apply`` was called, captured only in debug mode.
     """
 
-    inputs: Any = None  # the input VariableNodes, a tuple once applied
+    # The input VariableNodes once applied: a tuple, or the node itself for a single input (a
+    # tuple of one would be one more object per op for the cyclic GC to scan while the graph
+    # lives). ``inputs`` always gives a tuple.
+    _inputs: Any = None
     # The outputs' weak references: one bare weakref for the usual single output (a tuple per
     # node is one more object for the cyclic GC to traverse as the graph grows), else a tuple.
     _outputs: Any = None
@@ -144,6 +147,16 @@ class FunctionNode:
                 # A subclass of a built-in adds Chainer-style checks: run both.
                 cls._check_arrays = _checks_then_dsl(  # type: ignore[method-assign]
                     cls._check_arrays)
+
+    @property
+    def inputs(self) -> Any:
+        """Tuple of the input :class:`VariableNode` objects (``None`` before ``apply``)."""
+        nodes = self._inputs
+        return (nodes,) if type(nodes) is VariableNode else nodes
+
+    @inputs.setter
+    def inputs(self, nodes: Any) -> None:
+        self._inputs = nodes
 
     @property
     def outputs(self) -> Optional[tuple]:
@@ -289,7 +302,7 @@ class FunctionNode:
             if node.rank > rank:
                 rank = node.rank
             nodes.append(node)
-        self.inputs = tuple(nodes)
+        self._inputs = tuple(nodes)
         self.rank = rank
         rank += 1
         if len(outputs) == 1:  # the common case, without the lists
@@ -314,7 +327,7 @@ class FunctionNode:
                   requires_grad: bool) -> tuple:
         """:meth:`_link` for one Variable in and one array out (most functions), without the
         loops: about a tenth of a tiny op's cost."""
-        self.inputs = (node,)
+        self._inputs = node
         self.rank = rank = node.rank
         v = _from_output(outputs[0], requires_grad, self, rank + 1)
         self._outputs = _weakref(v._node)
@@ -326,8 +339,9 @@ class FunctionNode:
     def _retain(self, ret: tuple, in_data: tuple, outputs: tuple) -> None:
         """Keep the arrays that ``retain_inputs`` / ``retain_outputs`` named on the graph."""
         if self._input_indexes_to_retain is not None:
+            inputs = self.inputs
             for i in self._input_indexes_to_retain:
-                self.inputs[i].data = in_data[i]
+                inputs[i].data = in_data[i]
         if self._output_indexes_to_retain is not None:
             kept = []
             for i in self._output_indexes_to_retain:
@@ -349,7 +363,7 @@ class FunctionNode:
         the hyper-parameters are shared, the graph state is not.
         """
         node = copy.copy(self)
-        for name in ('inputs', '_outputs', 'rank', 'stack', '_applied',
+        for name in ('_inputs', '_outputs', 'rank', 'stack', '_applied',
                      '_input_indexes_to_retain', '_output_indexes_to_retain',
                      '_retained_output_data'):
             node.__dict__.pop(name, None)

@@ -29,7 +29,7 @@ from chainlet.function_node import FunctionNode
 from chainlet.variable import Variable
 
 # Graph state that FunctionNode.apply sets; a recorded node is re-created without it.
-_GRAPH_KEYS = ('inputs', 'outputs', 'rank', 'stack', '_applied',
+_GRAPH_KEYS = ('_inputs', '_outputs', 'rank', 'stack', '_applied',
                '_retained_output_data', 'forward', 'forward_gpu')
 # Built-in functions whose checks read array values, not only types: kept on replay.
 _CHECKS_READ_VALUES = frozenset(['Permutate'])
