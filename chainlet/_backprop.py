@@ -235,7 +235,8 @@ def _pop_output_grads(func: _fn.FunctionNode, grads: dict, targets: Optional[dic
         if targets is not None and node in targets:
             gy = targets[node] = _as_var(gy)
         if retain_grad and _may_have_variable(node):
-            gy = node._grad_var = _as_var(gy)
+            gy = _as_var(gy)
+            node._set_grad_var_if_available(gy)
         gys.append(gy)
         found = True
     return tuple(gys) if found else None
@@ -402,7 +403,7 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
     node = var._node
     if node.creator_node is None:
         return
-    gy = node._grad_var
+    gy = var._grad_var
     if gy is None:
         # As in Chainer: the initial gradient (times loss_scale) is stored on the output and
         # stays there after backward; a gradient set by the user is used as it is.
@@ -410,7 +411,7 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
         if loss_scale is not None:
             with _config.using_config('enable_backprop', enable_double_backprop):
                 gy = gy * loss_scale
-        node._grad_var = gy
+        var._grad_var = gy
     leaves = _run((node,), (gy,), enable_double_backprop, retain_grad)
     _store_leaf_grads(leaves, (gy,), enable_double_backprop)
 
@@ -427,14 +428,15 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bo
             if node.creator_node is not None or not _may_have_variable(node):
                 continue
             g = _sum_terms(lst)
-            if node._grad_var is not None:
-                g = sum_grads([node._grad_var, _as_var(g)])
+            old = node.grad_var
+            if old is not None:
+                g = sum_grads([old, _as_var(g)])
             elif _needs_copy(g if type(g) is _ndarray else g._data, given, out_data):
                 g = copy_grad(_as_var(g))
             else:
                 g = _as_var(g)
             given.add(id(g._data))
-            node._grad_var = g
+            node._set_grad_var_if_available(g)
 
 
 def _needs_copy(d: Any, given: set, out_data: list) -> bool:

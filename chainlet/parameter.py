@@ -80,7 +80,7 @@ class Parameter(Variable):
         if not self._grad_valid:
             raise RuntimeError('Cannot retrieve Variable.grad. Either it must be set manually '
                                'or Variable.cleargrad() must be called beforehand.')
-        g = self._node._grad_var
+        g = self._own_grad  # a parameter's node always tracks it (see Variable._grad_var)
         return None if g is None else g._data
 
     @grad.setter
@@ -128,7 +128,7 @@ class Parameter(Variable):
             data = backend.to_gpu(data, self._gpu_id)
             grad = None if grad is None else backend.to_gpu(grad, self._gpu_id)
         self.array = data
-        self._node._grad_var = None if grad is None else Variable(grad)
+        self._grad_var = None if grad is None else Variable(grad)
         self._grad_valid = True
 
     def update(self) -> None:
@@ -138,7 +138,7 @@ class Parameter(Variable):
 
     def cleargrad(self) -> None:
         """Forget the gradient; an uninitialized parameter will get none when initialized."""
-        self._node._grad_var = None
+        self._grad_var = None
         self._grad_valid = True
         if self._data is None:
             self._grad_initializer = None
@@ -186,13 +186,13 @@ class Parameter(Variable):
         new._gpu_id = self._gpu_id
         new._grad_initializer = _copied_grad_initializer(self)
         new._grad_valid = self._grad_valid
-        if self._node._grad_var is not None:
-            new._node._grad_var = Variable(copy.deepcopy(self._node._grad_var._data, memo),
+        if self._grad_var is not None:
+            new._grad_var = Variable(copy.deepcopy(self._grad_var._data, memo),
                                      requires_grad=False)
         return new
 
     def __reduce__(self):
-        g = self._node._grad_var
+        g = self._grad_var
         return (_rebuild_parameter, (self._data, self.name, self.initializer,
                                      None if g is None else g._data, self._grad_valid))
 

@@ -73,10 +73,13 @@ class VariableNode:
 
     __slots__ = ('_variable', 'creator_node', 'rank', 'shape', 'dtype', 'data',
                  'requires_grad', 'name', '_grad_var', '__weakref__')
-    # A weak reference to the Variable, or a function returning None where none is tracked (see
-    # ``Variable._from_output``).
+    # A weak reference to the Variable, or ``_no_variable`` where none is tracked: a function's
+    # output (see ``Variable._from_output``) or a constant.
     _variable: Any
-    _grad_var: Optional['Variable']  # the gradient, for the node's Variable (see Variable.grad)
+    # The gradient of an untracked node's Variables; a tracked node's Variable keeps its own, as
+    # in Chainer (so that a leaf's gradient graph, after double backprop, does not hold the
+    # leaf's node in a reference cycle).
+    _grad_var: Optional['Variable']
     creator_node: Any
     rank: int
     shape: Optional[tuple]
@@ -106,6 +109,8 @@ class VariableNode:
         self.requires_grad = requires_grad
         self.name = name
         self._grad_var = None
+        if not hasattr(variable, '_own_grad'):  # a function's output handed to a new node
+            variable._own_grad = None
 
     @property
     def creator(self):
@@ -142,17 +147,26 @@ class VariableNode:
 
     @property
     def grad(self) -> Any:
-        """The gradient array of the node's Variable, or ``None``."""
-        g = self._grad_var
+        """The gradient array of the node's Variable, or ``None`` (also when a tracked Variable
+        is gone)."""
+        g = self.grad_var
         return None if g is None else g._data
 
     @property
     def grad_var(self) -> Optional['Variable']:
         """The gradient of the node's Variable as a Variable, or ``None``."""
-        return self._grad_var
+        if self._variable is _no_variable:
+            return self._grad_var
+        var = self._variable()
+        return None if var is None else var._own_grad
 
     def _set_grad_var_if_available(self, g: Optional['Variable']) -> None:
-        self._grad_var = g
+        if self._variable is _no_variable:
+            self._grad_var = g
+            return
+        var = self._variable()
+        if var is not None:
+            var._own_grad = g
 
     @property
     def _rank(self) -> int:
@@ -185,6 +199,7 @@ class VariableNode:
         var = Variable.__new__(Variable)
         var._data = self.data
         var._node = self
+        var._own_grad = None
         if self._variable is not _no_variable:
             # The node's own Variable is gone: this one takes its place. An output node stays
             # untracked, so that a Variable made here for a moment (a backward asking for its
@@ -193,9 +208,8 @@ class VariableNode:
         return var
 
     def get_variable_or_none(self) -> Optional['Variable']:
-        """Return the Variable of this node if it is still alive and known to the node, else
-        ``None`` (a function's output knows its Variable only once :meth:`get_variable` made
-        one, see ``Variable._from_output``)."""
+        """Return the Variable of this node if the node knows it and it is alive, else ``None``
+        (a function's output never knows its Variable, see ``Variable._from_output``)."""
         return self._variable()
 
     def retain_data(self) -> None:
@@ -254,9 +268,10 @@ class Variable:
 
     # ``_keras_mask``: the mask chainlet.keras's masking layers attach to their outputs (Keras's
     # attribute name, read by Keras code); left unset (no cost) on every other Variable.
-    __slots__ = ('_data', '_node', '_keras_mask', '__weakref__')
+    __slots__ = ('_data', '_node', '_own_grad', '_keras_mask', '__weakref__')
     _data: Any
     _node: VariableNode
+    _own_grad: Optional['Variable']  # the gradient when the node tracks this Variable
     _keras_mask: Any
     # Make NumPy defer to our reflected operators (ndarray + Variable -> Variable.__radd__).
     __array_ufunc__ = None
@@ -274,6 +289,7 @@ class Variable:
             _reject_kwargs(kwargs)
         _check_array(data, 'Variable')
         self._data = data
+        self._own_grad = None
         self._node = VariableNode(self, name, requires_grad)
         if grad is not None:
             self.grad = grad
@@ -288,13 +304,14 @@ class Variable:
         reuses an existing :class:`VariableNode`."""
         var = Variable.__new__(Variable)
         var._data = data
+        var._own_grad = None
         if node is None:
             node = VariableNode(var, name, requires_grad)
         elif node._variable is not _no_variable:  # as in get_variable
             node._variable = weakref.ref(var)
         var._node = node
         if grad is not None:
-            node._grad_var = Variable(grad)
+            var._grad_var = Variable(grad)
         return var
 
     # -- construction used by FunctionNode.apply (no checks: the data is a fresh ndarray) --
@@ -308,8 +325,8 @@ class Variable:
         The node keeps no reference back to the Variable: the gradient lives on the node, and
         :meth:`VariableNode.get_variable` makes a Variable for the node when one is asked for.
         A weak reference here would be one more object per operation for the cyclic garbage
-        collector to scan while the graph lives, which costs more than the rest of the
-        graph's bookkeeping for a small array (``docs/performance.md``).
+        collector to scan while the graph lives, a sixth of a small op's time
+        (``docs/performance.md``).
         """
         var = object.__new__(cls)
         var._data = data
@@ -444,19 +461,26 @@ class Variable:
 
     # -- gradient --
 
-    # The gradient is kept on the node (see _from_output); Chainer's private name for it.
+    # Chainer's private name of the gradient Variable. A Variable its node tracks (one made by
+    # ``Variable(...)``) keeps it itself; a function's output keeps it on its node, which does
+    # not know its Variable (see _from_output).
     @property
     def _grad_var(self) -> Optional['Variable']:
-        return self._node._grad_var
+        node = self._node
+        return node._grad_var if node._variable is _no_variable else self._own_grad
 
     @_grad_var.setter
     def _grad_var(self, g: Optional['Variable']) -> None:
-        self._node._grad_var = g
+        node = self._node
+        if node._variable is _no_variable:
+            node._grad_var = g
+        else:
+            self._own_grad = g
 
     @property
     def grad_var(self) -> Optional['Variable']:
         """The gradient as a Variable (may carry a graph after double backprop)."""
-        return self._node._grad_var
+        return self._grad_var
 
     @grad_var.setter
     def grad_var(self, g: Optional['Variable']) -> None:
@@ -465,34 +489,34 @@ class Variable:
                 raise TypeError(f'Variable.grad_var: expected a Variable or None, '
                                 f'got {type(g).__name__}')
             self._check_grad(g._data)
-        self._node._grad_var = g
+        self._grad_var = g
 
     @property
     def grad(self) -> Any:
         """The gradient array, or ``None``."""
-        g = self._node._grad_var
+        g = self._grad_var
         return None if g is None else g._data
 
     @grad.setter
     def grad(self, g: Any) -> None:
         if g is None:
-            self._node._grad_var = None
+            self._grad_var = None
             return
         _check_array(g, 'Variable.grad')
         self._check_grad(g)
         # As in Chainer, the gradient Variable made from an array requires grad (it is a leaf,
         # so that only matters if it is later used as an input).
-        self._node._grad_var = Variable(g)
+        self._grad_var = Variable(g)
 
     @property
     def _grad(self) -> Any:
         # Chainer's private name of the gradient array (optimizers and tests reach it).
-        g = self._node._grad_var
+        g = self._grad_var
         return None if g is None else g._data
 
     @_grad.setter
     def _grad(self, g: Any) -> None:
-        self._node._grad_var = None if g is None else Variable(g)
+        self._grad_var = None if g is None else Variable(g)
 
     def _check_grad(self, g: Any, what: str = 'Variable.grad') -> None:
         data = self._data
@@ -510,7 +534,7 @@ class Variable:
 
     def cleargrad(self) -> None:
         """Forget the gradient (the next backward stores a fresh one)."""
-        self._node._grad_var = None
+        self._grad_var = None
 
     def zerograd(self) -> None:
         """Set the gradient to zeros. Deprecated as in Chainer (``DeprecationWarning``): use
@@ -526,14 +550,14 @@ class Variable:
         data = self._data
         if data is None:
             return
-        gv = self._node._grad_var
+        gv = self._grad_var
         if gv is None:
             xp = backend.get_array_module(data)
             if isinstance(data, numpy.ndarray):
-                self._node._grad_var = Variable(xp.zeros_like(data))
+                self._grad_var = Variable(xp.zeros_like(data))
             else:
                 with data.device:  # CuPy allocates on the current device, not the array's
-                    self._node._grad_var = Variable(xp.zeros_like(data))
+                    self._grad_var = Variable(xp.zeros_like(data))
         else:
             gv.unchain()
             gv._data.fill(0)
@@ -555,7 +579,7 @@ class Variable:
         """
         from chainlet import _backprop
         data = self._data
-        if self._node._grad_var is None and data is not None and data.size == 1 and data.ndim != 0:
+        if self._grad_var is None and data is not None and data.size == 1 and data.ndim != 0:
             warnings.warn(
                 'Treating a variable with only one element as a scalar in Variable.backward is '
                 'deprecated. A scalar variable must be a 0-dimensional array. Apply '
@@ -565,7 +589,7 @@ class Variable:
         _backprop.backward_from(self, retain_grad, enable_double_backprop, loss_scale)
         if not retain_grad and self._node.creator_node is not None:
             # As in Chainer 7, backward consumes the output's gradient (retain_grad keeps it).
-            self._node._grad_var = None
+            self._grad_var = None
 
     # -- graph surgery --
 
@@ -628,8 +652,8 @@ class Variable:
             self._data = convert(self._data)
             if self._node.data is not None:
                 self._node.data = self._data
-        if self._node._grad_var is not None:
-            self._node._grad_var._data = convert(self._node._grad_var._data)
+        if self._grad_var is not None:
+            self._grad_var._data = convert(self._grad_var._data)
 
     # -- copying and pickling: a copy is a new leaf (the graph is never copied) --
 
@@ -639,8 +663,8 @@ class Variable:
         memo[id(self)] = new
         Variable.__init__(new, copy.deepcopy(self._data, memo), name=self.name,
                           requires_grad=self.requires_grad)
-        if self._node._grad_var is not None:
-            new._grad_var = Variable(copy.deepcopy(self._node._grad_var._data, memo),
+        if self._grad_var is not None:
+            new._grad_var = Variable(copy.deepcopy(self._grad_var._data, memo),
                                      requires_grad=False)
         return new
 
@@ -691,10 +715,10 @@ class Variable:
         elif dst is not None and (not backend.is_cupy_array(src) or src.device != dst.device):
             src = backend.to_gpu(src, dst.device.id)  # across the host or another GPU
         self._check_grad(src, 'Variable.addgrad')
-        if self._node._grad_var is None:
-            self._node._grad_var = Variable(src.copy(), requires_grad=False)
+        if self._grad_var is None:
+            self._grad_var = Variable(src.copy(), requires_grad=False)
         else:
-            self._node._grad_var._data += src
+            self._grad_var._data += src
 
     def __repr__(self) -> str:
         """Chainer's format: ``variable([0., 1.])``, ``variable x(None)``, and the shape for an

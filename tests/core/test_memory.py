@@ -143,3 +143,22 @@ def test_a_recorded_one_input_op_keeps_three_objects_for_the_cyclic_gc():
     y.grad = np.ones(3, np.float32)
     y.backward()
     np.testing.assert_array_equal(x.grad, np.full(3, 2.0 ** 100, np.float32))
+
+
+def test_a_leafs_gradient_graph_is_freed_with_the_leaf_by_reference_counting():
+    # After double backprop a leaf's gradient carries a graph that reaches the leaf's own node;
+    # the gradient is kept on the Variable (not on the node), so no reference cycle forms.
+    import weakref
+
+    def run():
+        x = Variable(np.ones(3, np.float32))
+        F.sum(F.tanh(x) ** 3).backward(enable_double_backprop=True)
+        assert x.grad_var.creator_node is not None
+        return weakref.ref(x.grad_var.creator_node)
+
+    gc.disable()
+    try:
+        creator = run()
+        assert creator() is None
+    finally:
+        gc.enable()

@@ -413,8 +413,8 @@ def test_chainerx_and_ideep_moves_report_that_they_are_unavailable():
 
 
 class TestGradientOnTheNode:
-    """A function's output node keeps no reference to its Variable; the gradient lives on the
-    node, so every way of reaching it agrees."""
+    """A function's output node keeps no reference to its Variable; its gradient lives on the
+    node, so every way of reaching it agrees. A leaf keeps its own, as in Chainer."""
 
     def test_node_and_variable_share_the_gradient(self):
         x = Variable(np.array([1.0, 2.0], np.float32))
@@ -469,6 +469,13 @@ class TestGradientOnTheNode:
         y2 = F.sum(h * h)
         y2.backward(retain_grad=True)
         np.testing.assert_allclose(h.grad, 2 * h.array)  # replaced, as in Chainer
+
+    def test_a_leafs_node_reaches_the_gradient_of_its_variable(self):
+        x = Variable(np.array([1.0, 2.0], np.float32), grad=np.ones(2, np.float32))
+        assert x.node.grad_var is x.grad_var
+        node = x.node
+        del x
+        assert node.grad is None  # the Variable is gone, as in Chainer
 
     def test_a_shallow_copy_has_its_own_gradient(self):
         x = Variable(np.array([1.0, 2.0], np.float32), grad=np.ones(2, np.float32))
