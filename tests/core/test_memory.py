@@ -1,5 +1,6 @@
 """Memory behaviour: nothing is retained unless asked, intermediate grads are freed."""
 import gc
+import sys
 import tracemalloc
 
 import numpy as np
@@ -131,15 +132,20 @@ def test_a_recorded_one_input_op_keeps_three_objects_for_the_cyclic_gc():
     gc.collect()
     gc.disable()
     try:
-        before = len(gc.get_objects())
+        before = {id(o) for o in gc.get_objects()}
         y = x
         for _ in range(100):
             y = y * 2.0
         gc.collect()  # untracks what cannot be in a cycle (the shape tuples)
-        kept = len(gc.get_objects()) - before
+        kept = [o for o in gc.get_objects() if id(o) not in before]
     finally:
         gc.enable()
-    assert kept <= 3 * 100 + 5, f'{kept / 100:.2f} gc-tracked objects per op'
+    # Before Python 3.11 an instance's attributes live in a dict of its own, a fourth object
+    # that chainlet cannot avoid there; it is counted apart.
+    dicts = sum(type(o) is dict for o in kept)
+    others = len(kept) - dicts
+    assert others <= 3 * 100 + 5, f'{others / 100:.2f} gc-tracked objects per op'
+    assert dicts <= (100 if sys.version_info < (3, 11) else 0) + 5, f'{dicts} dicts'
     y.grad = np.ones(3, np.float32)
     y.backward()
     np.testing.assert_array_equal(x.grad, np.full(3, 2.0 ** 100, np.float32))
