@@ -7,6 +7,7 @@ from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions import _cuda_kernels
+from chainlet.functions.math.basic_math import _const
 from chainlet.variable import Variable
 
 
@@ -46,7 +47,8 @@ class SigmoidGrad(FunctionNode):
         self.retain_inputs((0, 1))
         xp = backend.get_array_module(y)
         gx = xp.empty_like(y)
-        xp.subtract(1, y, out=gx)
+        # A ready 0-d constant of y's dtype: converting a Python 1 costs more than a small op.
+        xp.subtract(_const(y, 1), y, out=gx)
         xp.multiply(gx, y, out=gx)
         xp.multiply(gx, gy, out=gx)
         return gx,

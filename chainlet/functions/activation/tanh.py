@@ -9,15 +9,25 @@ from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions import _cuda_kernels
+from chainlet.functions.math.basic_math import _const
 from chainlet.variable import Variable
 
 
+# Up to this many elements the gradient is computed without in-place calls (see _tanh_grad).
+_SMALL = 4096
+
+
 def _tanh_grad(y: Any, gy: Any) -> Any:
-    # gy * (1 - y^2) in one allocation
+    """``gy * (1 - y^2)``: in place in one allocation for a large array; for a small NumPy
+    array, three plain operations, which cost less than the in-place calls' arguments. The
+    constant is a ready 0-d array of ``y``'s dtype (converting a Python ``1`` took longer than
+    a small op). Both give the same bits."""
+    one = _const(y, 1)
+    if type(y) is numpy.ndarray and y.size <= _SMALL:
+        return gy * (one - y * y)
     xp = backend.get_array_module(y)
-    gx = xp.empty_like(y)
-    xp.multiply(y, y, out=gx)
-    xp.subtract(1, gx, out=gx)
+    gx = y * y
+    xp.subtract(one, gx, out=gx)
     xp.multiply(gx, gy, out=gx)
     return gx
 
