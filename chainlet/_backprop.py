@@ -35,7 +35,7 @@ from chainlet import _hooks
 from chainlet import backend
 from chainlet import function_node as _fn
 from chainlet._grad_sum import add_arrays, copy_grad, sum_grads
-from chainlet.variable import Variable, VariableNode, _no_variable
+from chainlet.variable import Variable, VariableNode
 
 _weakref = weakref.ref
 _heappush = heapq.heappush
@@ -213,12 +213,6 @@ def _add_grad(grads: dict, heap: list, pushed: set, node: VariableNode, g: Varia
         _heappush(heap, (-creator.rank, -len(pushed), creator))
 
 
-def _may_have_variable(node: VariableNode) -> bool:
-    """Whether a Variable may still stand for ``node``: a node that tracks its Variable (a
-    leaf made by ``Variable()``) knows; a function's output does not track it, so it may."""
-    return node._variable is _no_variable or node._variable() is not None
-
-
 def _pop_output_grads(func: _fn.FunctionNode, grads: dict, targets: Optional[dict],
                       retain_grad: bool) -> Optional[tuple]:
     """Sum and remove the gradients of ``func``'s outputs (``None`` where one got none)."""
@@ -234,9 +228,10 @@ def _pop_output_grads(func: _fn.FunctionNode, grads: dict, targets: Optional[dic
         gy = lst[0] if len(lst) == 1 else _sum_terms(lst)
         if targets is not None and node in targets:
             gy = targets[node] = _as_var(gy)
-        if retain_grad and _may_have_variable(node):
-            gy = _as_var(gy)
-            node._set_grad_var_if_available(gy)
+        if retain_grad:
+            holder = node._grad_holder()
+            if holder is not None:  # the Variable may still be held
+                gy = holder._grad_var = _as_var(gy)
         gys.append(gy)
         found = True
     return tuple(gys) if found else None
@@ -425,10 +420,11 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bo
     given = {id(d) for d in out_data}
     with _config.using_config('enable_backprop', double):
         for node, lst in leaves.items():
-            if node.creator_node is not None or not _may_have_variable(node):
+            holder = node._grad_holder()
+            if node.creator_node is not None or holder is None:
                 continue
             g = _sum_terms(lst)
-            old = node.grad_var
+            old = holder._grad_var
             if old is not None:
                 g = sum_grads([old, _as_var(g)])
             elif _needs_copy(g if type(g) is _ndarray else g._data, given, out_data):
@@ -436,7 +432,7 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bo
             else:
                 g = _as_var(g)
             given.add(id(g._data))
-            node._set_grad_var_if_available(g)
+            holder._grad_var = g
 
 
 def _needs_copy(d: Any, given: set, out_data: list) -> bool:

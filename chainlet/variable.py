@@ -155,18 +155,20 @@ class VariableNode:
     @property
     def grad_var(self) -> Optional['Variable']:
         """The gradient of the node's Variable as a Variable, or ``None``."""
-        if self._variable is _no_variable:
-            return self._grad_var
-        var = self._variable()
-        return None if var is None else var._own_grad
+        holder = self._grad_holder()
+        return None if holder is None else holder._grad_var
 
     def _set_grad_var_if_available(self, g: Optional['Variable']) -> None:
-        if self._variable is _no_variable:
-            self._grad_var = g
-            return
-        var = self._variable()
-        if var is not None:
-            var._own_grad = g
+        holder = self._grad_holder()
+        if holder is not None:
+            holder._grad_var = g
+
+    def _grad_holder(self) -> Any:
+        """What keeps this node's gradient in its ``_grad_var``: the node itself for a
+        function's output (it does not know its Variable), the Variable for a node that tracks
+        one, ``None`` once that Variable is gone."""
+        ref = self._variable
+        return self if ref is _no_variable else ref()
 
     @property
     def _rank(self) -> int:
