@@ -43,6 +43,7 @@ _heappop = heapq.heappop
 _from_output = Variable._from_output
 _ndarray = numpy.ndarray
 _function_hooks = _hooks.functions
+_MISSING = _config._MISSING
 
 
 def _on_device_of(gys: tuple, fn: Any, *args: Any) -> Any:
@@ -170,6 +171,9 @@ def _backward_step(func: _fn.FunctionNode, indexes: tuple, gys: tuple, pending: 
         if arrays and pending is None and func._use_backward_arrays and type(g0) is _ndarray \
                 and len(gys) == 1:
             gxs = func._backward_arrays(indexes, gys)  # the common case, inline
+        elif not arrays and pending is None and type(g0) is Variable and \
+                type(g0._data) is _ndarray:
+            gxs = func.backward(indexes, gys)  # on Variables on the CPU (double backprop)
         else:
             gxs = _run_backward(func, indexes, gys, pending, arrays)
         if type(gxs) is not tuple:
@@ -250,7 +254,11 @@ def _target_indexes(func: _fn.FunctionNode, targets: Optional[dict]) -> tuple:
             a, b = inputs[0].requires_grad, inputs[1].requires_grad
             return ((0, 1) if b else (0,)) if a else ((1,) if b else ())
         return tuple([i for i, n in enumerate(inputs) if n.requires_grad])
-    return tuple([i for i, n in enumerate(func.inputs)
+    inputs = func._inputs
+    if type(inputs) is VariableNode:
+        return (0,) if inputs.requires_grad and (
+            inputs.creator_node is not None or inputs in targets) else ()
+    return tuple([i for i, n in enumerate(inputs)
                   if n.requires_grad and (n.creator_node is not None or n in targets)])
 
 
@@ -287,35 +295,42 @@ class _backward_mode:  # noqa: N801 (used as a context manager, like contextlib'
     generator: every backward enters it, and a generator context manager costs ~2 us.)
     """
 
-    __slots__ = ('double', 'saved')
+    __slots__ = ('double', 'saved_backprop', 'saved_debug')
 
     def __init__(self, double: bool) -> None:
         self.double = double
 
     def __enter__(self) -> bool:
         local = _config.config.__dict__  # the thread's own settings
-        self.saved = (local.get('enable_backprop', _config._MISSING),
-                      local.get('debug', _config._MISSING))
-        debug = bool(_config.config.debug)
+        self.saved_backprop = local.get('enable_backprop', _MISSING)
+        self.saved_debug = debug = local.get('debug', _MISSING)
+        if debug is _MISSING:
+            debug = _config.global_config.debug
         local['enable_backprop'] = self.double
         if debug:
             local['debug'] = False
-        return debug
+            return True
+        return False
 
     def __exit__(self, *exc: Any) -> None:
         local = _config.config.__dict__
-        for key, old in zip(('enable_backprop', 'debug'), self.saved):
-            if old is _config._MISSING:
-                local.pop(key, None)
-            else:
-                local[key] = old
+        if self.saved_backprop is _MISSING:
+            local.pop('enable_backprop', None)
+        else:
+            local['enable_backprop'] = self.saved_backprop
+        if self.saved_debug is _MISSING:
+            local.pop('debug', None)
+        else:
+            local['debug'] = self.saved_debug
 
 
 def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
-         double: bool, retain_grad: bool, targets: Optional[dict] = None) -> dict:
-    """Propagate ``output_grads`` back through the graph.
+         double: bool, retain_grad: bool, debug: bool, targets: Optional[dict] = None) -> dict:
+    """Propagate ``output_grads`` back through the graph, inside ``_backward_mode(double)``
+    (entered by the caller, which also files the results there).
 
     Args:
+        debug: What ``_backward_mode`` said of debug mode.
         targets: For ``chainlet.grad``: maps each requested input's node to ``None``; filled
             with the gradients found. ``None`` for ``Variable.backward``.
 
@@ -327,38 +342,36 @@ def _run(output_nodes: Sequence[VariableNode], output_grads: Sequence[Variable],
     pushed: set = set()
     for node, gy in zip(output_nodes, output_grads):
         _add_grad(grads, heap, pushed, node, gy)
-    with _backward_mode(double) as debug:
-        arrays = not double and not debug and not _function_hooks.active
-        while heap:
-            func = _heappop(heap)[2]
-            gys = _pop_output_grads(func, grads, targets, retain_grad)
-            if gys is None:
+    arrays = not double and not debug and not _function_hooks.active
+    while heap:
+        func = _heappop(heap)[2]
+        gys = _pop_output_grads(func, grads, targets, retain_grad)
+        if gys is None:
+            continue
+        indexes = _target_indexes(func, targets)
+        if not indexes:
+            continue
+        if _function_hooks.active or func._local_function_hooks or \
+                func._has_backward_accumulate:
+            gxs = _call_backward(func, indexes, gys, grads, double, debug)
+        else:
+            gxs = _backward_step(func, indexes, gys, None, double, debug, arrays)
+        inputs = func._inputs
+        for i, gx in zip(indexes, gxs):
+            if gx is None:
                 continue
-            indexes = _target_indexes(func, targets)
-            if not indexes:
-                continue
-            if _function_hooks.active or func._local_function_hooks or \
-                    func._has_backward_accumulate:
-                gxs = _call_backward(func, indexes, gys, grads, double, debug)
+            node = inputs if type(inputs) is VariableNode else inputs[i]
+            lst = grads.get(node)
+            if lst is None:  # the first gradient of node: schedule its creator
+                _add_grad(grads, heap, pushed, node, gx)
             else:
-                gxs = _backward_step(func, indexes, gys, None, double, debug, arrays)
-            inputs = func._inputs
-            for i, gx in zip(indexes, gxs):
-                if gx is None:
-                    continue
-                node = inputs if type(inputs) is VariableNode else inputs[i]
-                lst = grads.get(node)
-                if lst is None:  # the first gradient of node: schedule its creator
-                    _add_grad(grads, heap, pushed, node, gx)
-                else:
-                    lst.append(gx)
-            del gys, gxs
+                lst.append(gx)
+        del gys, gxs
     if targets is None:
         return grads
-    for node, lst in grads.items():
+    for node, lst in grads.items():  # summed here, where backprop is on only if double
         if node in targets:
-            with _config.using_config('enable_backprop', double):
-                targets[node] = _as_var(_sum_terms(lst))
+            targets[node] = _as_var(lst[0] if len(lst) == 1 else _sum_terms(lst))
     return targets
 
 
@@ -366,12 +379,28 @@ def _may_share(a: Any, b: Any) -> bool:
     """Whether two arrays may overlap in memory (a cheap bounds test, no false negatives)."""
     if type(a) is not type(b):  # NumPy and CuPy arrays never share memory
         return False
+    if type(a) is numpy.ndarray:  # may_share_memory costs 1 us; an owner is enough
+        owner_a, owner_b = _owner(a), _owner(b)
+        if owner_a is not None and owner_b is not None:
+            return owner_a is owner_b
     if type(a) is not numpy.ndarray and a.device != b.device:  # nor do two GPUs' arrays
         return False
     return bool(backend.get_array_module(a).may_share_memory(a, b))
 
 
+def _owner(a: numpy.ndarray) -> Optional[numpy.ndarray]:
+    """The NumPy array that allocated ``a``'s memory, or ``None`` when that is not known (a
+    view of a foreign buffer). Two arrays overlap only if they have the same owner: NumPy
+    points a view, even a view of a view, at the owner."""
+    base = a.base
+    if base is None:
+        return a
+    return base if type(base) is numpy.ndarray and base.base is None else None
+
+
 def _writable(a: Any) -> bool:
+    if type(a) is numpy.ndarray:
+        return a.flags.writeable
     flags = getattr(a, 'flags', None)
     return flags is None or getattr(flags, 'writeable', True)
 
@@ -386,6 +415,11 @@ def _initial_grad(var: Variable, what: str) -> Variable:
 
 
 def _ones_like(data: Any) -> Variable:
+    if type(data) is numpy.ndarray:
+        # numpy.ones_like costs 0.7 us for a 0-d loss, five times numpy.array (same result:
+        # the subclass and memory order it would keep do not matter for a new gradient)
+        return _from_output(numpy.array(1, data.dtype) if data.ndim == 0 else
+                            numpy.ones(data.shape, data.dtype), False)
     if isinstance(data, numpy.ndarray):
         return _from_output(numpy.ones_like(data), False)
     with data.device:  # CuPy allocates on the current device, not the array's
@@ -407,32 +441,34 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
             with _config.using_config('enable_backprop', enable_double_backprop):
                 gy = gy * loss_scale
         var._grad_var = gy
-    leaves = _run((node,), (gy,), enable_double_backprop, retain_grad)
-    _store_leaf_grads(leaves, (gy,), enable_double_backprop)
+    with _backward_mode(enable_double_backprop) as debug:
+        leaves = _run((node,), (gy,), enable_double_backprop, retain_grad, debug)
+        _store_leaf_grads(leaves, (gy,))
 
 
-def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable], double: bool) -> None:
+def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable]) -> None:
+    """File the gradients ``_run`` found for leaves in their ``.grad``, inside the caller's
+    ``_backward_mode`` (so a sum is recorded only for double backprop)."""
     # A backward may hand the same gradient Variable to several inputs (add does), a read-only
     # broadcast view (sum does), or a view of an output's own gradient (reshape, transpose do);
     # leaves get their own writable arrays so that an in-place update of one .grad (optimizer
     # hooks do this) neither fails nor changes another.
     out_data = [gy._data for gy in output_grads]
     given = {id(d) for d in out_data}
-    with _config.using_config('enable_backprop', double):
-        for node, lst in leaves.items():
-            holder = node._grad_holder()
-            if node.creator_node is not None or holder is None:
-                continue
-            g = _sum_terms(lst)
-            old = holder._grad_var
-            if old is not None:
-                g = sum_grads([old, _as_var(g)])
-            elif _needs_copy(g if type(g) is _ndarray else g._data, given, out_data):
-                g = copy_grad(_as_var(g))
-            else:
-                g = _as_var(g)
-            given.add(id(g._data))
-            holder._grad_var = g
+    for node, lst in leaves.items():
+        holder = node._grad_holder()
+        if node.creator_node is not None or holder is None:
+            continue
+        g = _sum_terms(lst)
+        old = holder._grad_var
+        if old is not None:
+            g = sum_grads([old, _as_var(g)])
+        elif _needs_copy(g if type(g) is _ndarray else g._data, given, out_data):
+            g = copy_grad(_as_var(g))
+        else:
+            g = _as_var(g)
+        given.add(id(g._data))
+        holder._grad_var = g
 
 
 def _needs_copy(d: Any, given: set, out_data: list) -> bool:
@@ -497,8 +533,9 @@ def backward(outputs: Any, grad_outputs: Any = None, *,
     if not pairs:
         return
     nodes, grads = zip(*pairs)
-    leaves = _run(nodes, grads, enable_double_backprop, False)
-    _store_leaf_grads(leaves, grads, enable_double_backprop)
+    with _backward_mode(enable_double_backprop) as debug:
+        leaves = _run(nodes, grads, enable_double_backprop, False, debug)
+        _store_leaf_grads(leaves, grads)
 
 
 def _check_variables(arg: Any, name: str) -> list:
@@ -598,38 +635,37 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
         raise
     grad_outputs = _check_grad_list(grad_outputs, outputs, 'grad_outputs', 'outputs')
     grad_inputs = _check_grad_list(grad_inputs, inputs, 'grad_inputs', 'inputs')
-    input_nodes = {x._node for x in inputs}
-    for i, y in enumerate(outputs):
-        if y.creator_node is None and y._node not in input_nodes:
-            raise RuntimeError(
-                f'grad: outputs[{i}] has no computational graph (it has no creator). If it is a '
-                f'gradient, compute that gradient with enable_double_backprop=True; otherwise '
-                f'check that it was computed from the inputs with backprop enabled')
-    gys = []
-    with _config.using_config('enable_backprop', enable_double_backprop):
-        for y, gy in zip(outputs, grad_outputs):
-            if gy is None:  # as in Chainer: ones, whatever the output's shape
-                gy = _ones_like(y._data)
-            if loss_scale is not None:
-                gy = gy * loss_scale
-            gys.append(gy)
-
     targets: dict = {x._node: None for x in inputs if x._node.requires_grad}
     # The gradient table starts with the outputs' gradients and the inputs' given gradients
     # (grad_inputs): a given gradient of an input that lies on the path to another input flows
     # on to it, as in Chainer.
-    seeds = [(y._node, gy) for y, gy in zip(outputs, gys)
-             if y.creator_node is not None or y._node in targets]
-    seeds += [(x._node, g) for x, g in zip(inputs, grad_inputs)
-              if g is not None and x._node in targets]
-    if seeds:
-        nodes, grads = zip(*seeds)
-        _run(nodes, grads, enable_double_backprop, retain_grad, targets)
+    nodes, grads = [], []
+    for i, (y, gy) in enumerate(zip(outputs, grad_outputs)):
+        node = y._node
+        if node.creator_node is None:
+            if node not in {x._node for x in inputs}:
+                raise RuntimeError(
+                    f'grad: outputs[{i}] has no computational graph (it has no creator). If it '
+                    f'is a gradient, compute that gradient with enable_double_backprop=True; '
+                    f'otherwise check that it was computed from the inputs with backprop enabled')
+            if node not in targets:
+                continue
+        nodes.append(node)
+        # As in Chainer: a missing output gradient is ones, whatever the output's shape.
+        grads.append(_ones_like(y._data) if gy is None else gy)
+    n_seeds = len(grads)  # the outputs' (loss_scale scales them, not grad_inputs)
+    for x, g in zip(inputs, grad_inputs):
+        if g is not None and x._node in targets:
+            nodes.append(x._node)
+            grads.append(g)
+    if nodes:
+        with _backward_mode(enable_double_backprop) as debug:
+            if loss_scale is not None:  # recorded for double backprop
+                grads = [g * loss_scale for g in grads[:n_seeds]] + grads[n_seeds:]
+            _run(nodes, grads, enable_double_backprop, retain_grad, debug, targets)
 
-    results = []
-    for x in inputs:
-        g = targets.get(x._node)
-        results.append(g)
-        if set_grad:
+    results = [targets.get(x._node) for x in inputs]
+    if set_grad:
+        for x, g in zip(inputs, results):
             x._grad_var = g
     return results

@@ -339,7 +339,9 @@ class FunctionNode:
     def _retain(self, ret: tuple, in_data: tuple, outputs: tuple) -> None:
         """Keep the arrays that ``retain_inputs`` / ``retain_outputs`` named on the graph."""
         if self._input_indexes_to_retain is not None:
-            inputs = self.inputs
+            inputs = self._inputs
+            if type(inputs) is VariableNode:
+                inputs = (inputs,)
             for i in self._input_indexes_to_retain:
                 inputs[i].data = in_data[i]
         if self._output_indexes_to_retain is not None:
@@ -471,8 +473,10 @@ class FunctionNode:
     def _input_array(self, index: int) -> Any:
         """The array of input ``index`` as ``get_retained_inputs`` would give it (the live
         Variable's array while it exists), for a ``_backward_arrays``."""
-        node = self.inputs[index]
-        var = node.get_variable_or_none()
+        node = self._inputs
+        if type(node) is not VariableNode:
+            node = node[index]
+        var = node._variable()
         return node.data if var is None else var._data
 
     def backward_accumulate(self, target_input_indexes: tuple, grad_outputs: tuple,
@@ -509,9 +513,11 @@ class FunctionNode:
 
     def get_retained_inputs(self) -> tuple:
         """Return the retained inputs as Variables, in the order given to ``retain_inputs``."""
-        if self._input_indexes_to_retain is None or self.inputs is None:
+        inputs = self._inputs
+        if self._input_indexes_to_retain is None or inputs is None:
             return ()
-        inputs = self.inputs
+        if type(inputs) is VariableNode:
+            inputs = (inputs,)
         # A missing (None) input is given back as None.
         return tuple([None if inputs[i].shape is None else inputs[i].get_variable()
                       for i in self._input_indexes_to_retain])
@@ -522,10 +528,12 @@ class FunctionNode:
         An output whose Variable and node were already freed is rebuilt from the retained array
         and linked back to this node, so a backward written with it can be differentiated.
         """
-        if self._output_indexes_to_retain is None or self.outputs is None:
+        refs = self._outputs
+        if self._output_indexes_to_retain is None or refs is None:
             return ()
         ret = []
-        outputs = list(self.outputs)
+        outputs = [refs] if type(refs) is _weakref else list(refs)
+        relinked = False
         for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
             node = outputs[index]()
             if data is None:  # a None output stays None
@@ -536,10 +544,12 @@ class FunctionNode:
                 var._node.rank = self.rank + 1
                 var._node.data = data
                 outputs[index] = _weakref(var._node)
+                relinked = True
             else:
                 var = node.get_variable()
             ret.append(var)
-        self.outputs = tuple(outputs)
+        if relinked:
+            self.outputs = tuple(outputs)
         return tuple(ret)
 
     def output_data(self) -> tuple:

@@ -83,7 +83,7 @@ class TanhGrad(FunctionNode):
         # The arithmetic of backward, on arrays (the same operations, so the same bits).
         y, gy = self._input_array(0), self._input_array(1)
         ggx = grad_outputs[0]
-        one, minus_two = y.dtype.type(1.0), y.dtype.type(-2.0)
+        one, minus_two = _const(y, 1.0), _const(y, -2.0)
         return tuple([ggx * gy * y * minus_two if i == 0 else ggx * (one - y * y)
                       for i in indexes])
 

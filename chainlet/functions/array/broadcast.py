@@ -22,8 +22,17 @@ class BroadcastTo(FunctionNode):
         x = in_data[0]
         shape = self._shape
         lead = len(shape) - x.ndim
-        if lead < 0 or any(a != 1 and a != s for a, s in zip(x.shape, shape[lead:])) or \
-                any(not isinstance(s, (int, numpy.integer)) or s < 0 for s in shape):
+        ok = lead >= 0
+        # Loops rather than any(...): the generators cost more than the tests (a summed
+        # gradient is broadcast back by every sum's backward).
+        for s in shape:
+            if type(s) is not int and not isinstance(s, (int, numpy.integer)) or s < 0:
+                ok = False
+        if ok and lead < len(shape):
+            for a, s in zip(x.shape, shape[lead:]):
+                if a != 1 and a != s:
+                    ok = False
+        if not ok:
             raise InvalidValue(f'a shape that {x.shape} broadcasts to', str(shape),
                                f'broadcast_to: argument shape: cannot broadcast an array of '
                                f'shape {x.shape} to shape {shape}')
@@ -58,7 +67,7 @@ def broadcast_to(x: Any, shape: Sequence[int]) -> Variable:
                [1., 2.]])
     """
     shape = tuple(shape)
-    data = check_array('broadcast_to', 'x', x)
+    data = x._data if type(x) is Variable else check_array('broadcast_to', 'x', x)
     if data.shape == shape:
         return x if isinstance(x, Variable) else Variable(x, requires_grad=False)
     return BroadcastTo(shape).apply((x,))[0]

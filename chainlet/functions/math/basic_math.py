@@ -414,6 +414,10 @@ def _pow_const(x: Any, value: Any) -> Any:
         # The C pow() behind ``x ** 3`` costs ~60x two multiplies (NumPy special-cases only
         # 2, 0.5, -1 and friends); the product is within two ulps of pow (PyTorch does this).
         return x * x * x
+    if value == 2 and type(x) is _ndarray:
+        # NumPy squares for a Python 2 but calls pow() for the 0-d array _const gives;
+        # x * x is the same correctly rounded square at half the cost.
+        return x * x
     return x ** _const(x, value)
 
 

@@ -8,6 +8,8 @@ import numpy
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions.array.broadcast import broadcast_to
+from chainlet.functions.array.reshape import reshape
 from chainlet.utils.array import broadcast_view
 from chainlet.variable import Variable
 
@@ -70,8 +72,6 @@ class Sum(FunctionNode):
         return numpy.asarray(y) if isinstance(y, numpy.generic) else y,
 
     def backward(self, indexes, grad_outputs):
-        from chainlet.functions.array.broadcast import broadcast_to
-        from chainlet.functions.array.reshape import reshape
         gy = grad_outputs[0]
         kept = self._kept_shape()
         if kept is not None:
