@@ -59,6 +59,12 @@ _function_hooks = _hooks.functions
 
 def _gather(inputs: Sequence[Any]) -> tuple:
     """``(arrays, requires_grad, all_numpy)`` of ``apply``'s inputs (Variables or arrays)."""
+    if len(inputs) == 2:  # two Variables (binary operators, gradient nodes): no loop
+        a, b = inputs
+        if type(a) is Variable and type(b) is Variable:
+            da, db = a._data, b._data
+            return ((da, db), a._node.requires_grad or b._node.requires_grad,
+                    type(da) is _ndarray and type(db) is _ndarray)
     requires_grad = False
     all_numpy = True
     in_data = []
@@ -295,14 +301,19 @@ class FunctionNode:
     def _link(self, inputs: Sequence[Any], in_data: tuple, outputs: tuple,
               requires_grad: bool) -> tuple:
         """Make the output Variables, link them and the inputs' nodes to this node, retain."""
-        nodes = []
-        rank = 0
-        for x in inputs:
-            node = x._node if isinstance(x, Variable) else _constant_node(x)
-            if node.rank > rank:
-                rank = node.rank
-            nodes.append(node)
-        self._inputs = tuple(nodes)
+        if len(inputs) == 2 and type(inputs[0]) is Variable and type(inputs[1]) is Variable:
+            na, nb = inputs[0]._node, inputs[1]._node  # two Variables: no loop
+            self._inputs = (na, nb)
+            rank = na.rank if na.rank > nb.rank else nb.rank
+        else:
+            nodes = []
+            rank = 0
+            for x in inputs:
+                node = x._node if isinstance(x, Variable) else _constant_node(x)
+                if node.rank > rank:
+                    rank = node.rank
+                nodes.append(node)
+            self._inputs = tuple(nodes)
         self.rank = rank
         rank += 1
         if len(outputs) == 1:  # the common case, without the lists

@@ -579,7 +579,6 @@ class Variable:
             loss_scale: If given, the initial gradient that this call creates is multiplied by it
                 (loss scaling); a ``grad`` you set yourself is used as it is.
         """
-        from chainlet import _backprop
         data = self._data
         if self._grad_var is None and data is not None and data.size == 1 and data.ndim != 0:
             warnings.warn(
@@ -897,3 +896,8 @@ def __getattr__(name: str) -> Any:
         from chainlet.parameter import Parameter
         return Parameter
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
+# The backward scheduler imports this module; imported last, so each backward() call does not
+# pay for an import statement.
+from chainlet import _backprop  # noqa: E402

@@ -118,8 +118,11 @@ class Add(FunctionNode):
         type_check.broadcastable('add', names, in_data)
 
     def forward(self, inputs):
-        self._shapes = tuple([x.shape for x in inputs]) if len(inputs) != 2 \
-            else (inputs[0].shape, inputs[1].shape)
+        if len(inputs) == 2:  # the operator's case
+            x0, x1 = inputs
+            self._shapes = (x0.shape, x1.shape)
+            return x0 + x1,
+        self._shapes = tuple([x.shape for x in inputs])
         y = inputs[0] + inputs[1]
         for x in inputs[2:]:
             if x.shape == y.shape or numpy.broadcast_shapes(y.shape, x.shape) == y.shape:
@@ -582,6 +585,8 @@ def div(lhs: Any, rhs: Any) -> Variable:
 
 def pow(lhs: Any, rhs: Any) -> Variable:  # noqa: A001 - Chainer's name
     """Elementwise ``lhs ** rhs``; either side may be a scalar."""
+    if type(rhs) is int or type(rhs) is float:  # a Python number: the common case
+        return PowVarConst(rhs).apply((lhs,))[0]
     if _is_scalar(rhs):
         return PowVarConst(_scalar(rhs)).apply((lhs,))[0]
     if _is_scalar(lhs):

@@ -68,7 +68,9 @@ class Sum(FunctionNode):
             # Here rather than in the check, which config.type_check = False skips.
             self.axis = normalize_axis('sum', self.axis, x.ndim)
         self._shape = x.shape
-        y = x.sum(axis=self.axis, keepdims=self.keepdims)  # the method: no NumPy wrapper
+        if self.axis is None and not self.keepdims and type(x) is numpy.ndarray:
+            return numpy.asarray(x.sum()),  # a loss: the method, no keywords, a 0-d array
+        y = x.sum(axis=self.axis, keepdims=self.keepdims)
         return numpy.asarray(y) if isinstance(y, numpy.generic) else y,
 
     def backward(self, indexes, grad_outputs):
