@@ -422,3 +422,90 @@ def test_grad_inputs_flow_on_to_inputs_upstream():
     g1, g2 = chainlet.grad([y], [x1, x2], grad_inputs=[np.array(1000.0), np.array(100.0)])
     assert g2.item() == 3.0 + 100.0
     assert g1.item() == 6.0 + 1000.0 + 200.0
+
+
+def test_grad_loss_scale_scales_the_output_gradients_not_the_given_input_gradients():
+    # y = 3 * x: with loss_scale 4 the output's gradient is 4, so dy/dx contributes 12; the
+    # given gradient of x (grad_inputs) is added as it is.
+    x = v(1.0, 2.0)
+    y = x * 3.0
+    gx, = chainlet.grad([y], [x], grad_inputs=[np.array([100.0, 100.0])], loss_scale=4.0)
+    np.testing.assert_allclose(gx.array, [112.0, 112.0])
+    # an output with no graph of its own (it is the input) is scaled too
+    gx, = chainlet.grad([x], [x], loss_scale=4.0)
+    np.testing.assert_allclose(gx.array, [4.0, 4.0])
+
+
+def test_grad_loss_scale_is_recorded_for_double_backprop():
+    x = v(2.0)
+    y = x ** 3
+    gx, = chainlet.grad([y], [x], enable_double_backprop=True, loss_scale=2.0)
+    np.testing.assert_allclose(gx.array, [24.0])  # 2 * 3x^2
+    ggx, = chainlet.grad([gx], [x])
+    np.testing.assert_allclose(ggx.array, [24.0])  # 2 * 6x
+
+
+@pytest.mark.parametrize('double', [False, True])
+def test_backward_restores_the_configuration_even_when_a_backward_raises(double):
+    class Failing(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2.0,
+
+        def backward(self, indexes, grad_outputs):
+            raise RuntimeError('backward failed')
+
+    for debug in (False, True):
+        with chainlet.using_config('debug', debug):
+            y, = Failing().apply((v(1.0),))
+            with pytest.raises(RuntimeError, match='backward failed'):
+                chainlet.grad([y], [y.creator.inputs[0].get_variable()],
+                              enable_double_backprop=double)
+            with pytest.raises(RuntimeError, match='backward failed'):
+                y.backward(enable_double_backprop=double)
+            assert chainlet.config.enable_backprop is True
+            assert chainlet.config.debug is debug
+    assert 'debug' not in vars(chainlet.config) and 'enable_backprop' not in vars(chainlet.config)
+
+
+def test_grad_in_debug_mode_records_the_double_backprop_graph():
+    x = v(0.5, -1.0)
+    with chainlet.using_config('debug', True):
+        gx, = chainlet.grad([F.sum(F.tanh(x) ** 3)], [x], enable_double_backprop=True)
+        assert chainlet.config.debug is True
+    assert gx.creator is not None
+    t = np.tanh(x.array)
+    np.testing.assert_allclose(gx.array, 3 * t * t * (1 - t * t))
+
+
+class TestMayShare:
+    """The scheduler copies a leaf's new gradient when it may overlap an output gradient; the
+    NumPy test compares the arrays' memory owners instead of calling may_share_memory."""
+
+    def test_owner_rule_has_no_false_negatives(self):
+        from chainlet._backprop import _may_share
+        a = np.arange(10.0)
+        view, view_of_view = a[2:], a[2:][1:]
+        foreign = np.frombuffer(a)  # a view of a's memory through the buffer protocol
+        pairs = [(a, view), (view, view_of_view), (a, a), (a, foreign), (foreign[1:], a),
+                 (foreign[1:], view), (a.reshape(2, 5), a[:3])]
+        for p, q in pairs:
+            assert np.may_share_memory(p, q)
+            assert _may_share(p, q) and _may_share(q, p)
+
+    def test_distinct_arrays_do_not_share(self):
+        from chainlet._backprop import _may_share
+        a, b = np.arange(3.0), np.arange(3.0)
+        assert not _may_share(a, b)
+        assert not _may_share(a[1:], b)
+        assert not _may_share(a[1:], b[:1])
+        assert not _may_share(a, np.arange(3, dtype=np.float32))
+
+
+@pytest.mark.parametrize('double', [False, True])
+def test_an_accumulated_leaf_gradient_has_a_graph_only_under_double_backprop(double):
+    x = v(1.0, 2.0)
+    for _ in range(2):
+        F.sum(x * x).backward(enable_double_backprop=double)
+    np.testing.assert_allclose(x.grad, [4.0, 8.0])
+    assert (x.grad_var.creator is not None) is double
+    assert chainlet.config.enable_backprop is True
