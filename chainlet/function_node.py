@@ -36,6 +36,7 @@ from __future__ import annotations
 import collections
 import copy
 import functools
+import sys
 import traceback
 import weakref
 from typing import Any, Iterable, Optional, Sequence
@@ -107,6 +108,31 @@ def _overrides(cls: type, special: str, general: str) -> bool:
     return cls.__mro__[special_owner] is not FunctionNode and special_owner <= owner(general)
 
 
+# The instance attributes apply() may set, whatever the mode it runs in.
+_APPLY_KEYS = ('_applied', '_inputs', 'rank', '_outputs', '_input_indexes_to_retain',
+               '_output_indexes_to_retain', '_retained_output_data', 'stack')
+
+
+def _share_apply_keys(cls: type) -> None:
+    """Enter the attributes ``apply`` sets in the table of keys the instances of ``cls`` share.
+
+    From Python 3.11 an instance keeps its attributes in slots indexed by a key table shared by
+    its class, which takes new keys only from the first instances; a later instance that sets a
+    key the table lacks gets a dict of its own, a fourth object per recorded op for the cyclic
+    GC to scan (and slower attribute reads). The first instances of a class may well be made
+    under ``no_backprop_mode`` (an evaluation, a loss scale), which sets none of the graph's
+    keys, so a throwaway instance sets them all when the class is made.
+    """
+    if sys.version_info < (3, 11):  # a dict per instance in any case
+        return
+    try:
+        template: Any = object.__new__(cls)
+    except TypeError:  # an abstract class: its subclasses get their own template
+        return
+    for key in _APPLY_KEYS:
+        object.__setattr__(template, key, None)
+
+
 class FunctionNode:
     """Base class of differentiable functions; see the module docstring for the contract.
 
@@ -141,6 +167,7 @@ class FunctionNode:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        _share_apply_keys(cls)
         cls._use_forward_gpu = _overrides(cls, 'forward_gpu', 'forward')
         cls._use_backward_arrays = _overrides(cls, '_backward_arrays', 'backward')
         cls._has_backward_accumulate = \

@@ -128,7 +128,8 @@ def _cupy() -> ModuleType | None:
     if module is None and not _probed:
         _probed = True
         try:
-            import cupy as module
+            import cupy
+            module = cupy
         except Exception as e:  # not installed, or its CUDA libraries fail to load
             _import_error = e
             module = None
@@ -276,9 +277,10 @@ def _get_cuda_device(*args: Any) -> Any:
             check_cuda_available()
             return _cupy().cuda.Device(arg)  # type: ignore[union-attr]
         if backend.is_cupy_array(arg):
-            if arg.device is None:
+            array: Any = arg  # a cupy.ndarray (is_cupy_array does not tell mypy)
+            if array.device is None:
                 continue
-            return arg.device
+            return array.device
         if _cupy() is not None and isinstance(arg, _cupy().cuda.Device):  # type: ignore
             return arg
     return DummyDevice

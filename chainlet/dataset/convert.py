@@ -56,10 +56,10 @@ def _is_array(x: Any) -> bool:
 def _concat_arrays(arrays: list, padding: Any) -> Any:
     if not _is_array(arrays[0]):
         # Python numbers, NumPy scalars and lists become one NumPy array directly.
-        arrays = numpy.asarray(arrays)
+        stacked = numpy.asarray(arrays)
         if padding is None:
-            return arrays
-        arrays = list(arrays)
+            return stacked
+        arrays = list(stacked)
     xp = backend.get_array_module(arrays[0])
     if padding is None:
         shapes = {a.shape for a in arrays}
@@ -119,7 +119,7 @@ def concat_examples_func(batch: list, device: Any = None, padding: Any = None) -
     first = batch[0]
     if isinstance(first, tuple):
         n = len(first)
-        paddings = padding if isinstance(padding, tuple) else (padding,) * n
+        paddings: Any = padding if isinstance(padding, tuple) else (padding,) * n
         if len(paddings) != n:
             raise ValueError(f'concat_examples: padding has {len(paddings)} entries but the '
                              f'examples have {n}')
@@ -183,6 +183,10 @@ def _legacy_device_id(device: Any) -> Any:
 
 
 class _FunctionConverter(Converter):
+    # The function's, set by update_wrapper (and renamed for concat_examples below).
+    __name__: str
+    __qualname__: str
+
     def __init__(self, func: Any) -> None:
         self.base_callable = func
         functools.update_wrapper(self, func)
@@ -373,7 +377,7 @@ class ConcatWithAsyncTransfer:
             self._event1.record(stream=self.compute_stream)
         if isinstance(first, tuple):
             keys: Any = range(len(first))
-            paddings = padding if isinstance(padding, tuple) else [padding] * len(first)
+            paddings: Any = padding if isinstance(padding, tuple) else [padding] * len(first)
         else:
             keys = list(first)
             paddings = padding if isinstance(padding, dict) else {k: padding for k in first}

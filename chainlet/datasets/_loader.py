@@ -13,7 +13,7 @@ import os
 import pickle
 import zipfile
 import zlib
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, cast
 
 import numpy
 
@@ -146,7 +146,8 @@ def cached_arrays(what: str, path: str,
     """
     def creator(temp: str) -> dict[str, numpy.ndarray]:
         arrays = create()
-        numpy.savez_compressed(temp, **arrays)
+        # (the stubs take a value of **arrays for savez_compressed's allow_pickle flag)
+        numpy.savez_compressed(temp, **cast(dict[str, Any], arrays))
         return arrays
 
     def loader(p: str) -> dict[str, numpy.ndarray]:

@@ -77,7 +77,7 @@ class TextDataset(DatasetMixin):
     def _scan(self, filter_func: Optional[Callable[..., bool]]) -> tuple[tuple, list]:
         # bounds[k][i]: where line i of file k starts; lines: the indices of kept lines.
         bounds: tuple[list, ...] = tuple([0] for _ in self._fps)
-        lines = []
+        lines: list = []
         count = 0
         while True:
             data = [fp.readline() for fp in self._fps]

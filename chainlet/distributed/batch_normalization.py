@@ -147,7 +147,8 @@ class MultiNodeBatchNormalization(BatchNormalization):
                          initial_beta=initial_beta, axis=axis)
         self.comm = comm
 
-    def forward(self, x: Any, finetune: bool = False) -> Variable:
+    # Chainer's signature: finetune may be positional here (BatchNormalization's is keyword-only)
+    def forward(self, x: Any, finetune: bool = False) -> Variable:  # type: ignore[override]
         """Normalize ``x`` with statistics over all processes (training) or the running
         averages (``chainlet.config.train`` is ``False``)."""
         if not _config.config.train:

@@ -80,7 +80,7 @@ def scatter_dataset(dataset: Any, comm: Any, root: int = 0, shuffle: bool = Fals
         n_total = len(dataset)
         order = numpy.random.RandomState(seed).permutation(n_total) if shuffle \
             else numpy.arange(n_total)
-        mine = None
+        mine: Any = None  # set when the loop reaches the root's own shard
         for i, (b, e) in enumerate(shard_bounds(n_total, size)):
             shard = _take(dataset, order[b:e])
             if i == root:

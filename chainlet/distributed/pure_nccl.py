@@ -123,7 +123,7 @@ class PureNcclCommunicator(_comms.MpiCommunicatorBase):
         self._finish_mean_grad(handle)
 
     def _start_mean_grad(self, model: Any, zero_fill: bool,
-                         stream: Optional[Any] = None) -> tuple:
+                         stream: Optional[Any] = None) -> Optional[tuple]:
         params = self._check_model(model, zero_fill, 'multi_node_mean_grad')
         if params and not all(backend.is_cupy_array(p.array) for p in params):
             raise TypeError('PureNcclCommunicator.multi_node_mean_grad: every parameter must be '

@@ -184,7 +184,8 @@ class CupyMemoryProfileHook(FunctionHook):
             used_unit = acquired_unit = (_TABLE[unit], unit)
 
         def fmt(size: int, fixed: Optional[tuple[float, str]]) -> str:
-            denominator, name = _choose_unit(size) if unit == 'auto_foreach' else fixed
+            # (a fixed unit is set for every unit but 'auto_foreach')
+            denominator, name = _choose_unit(size) if fixed is None else fixed
             return f'{size / denominator:3.2f}{name}'
 
         rows = [('FunctionName', 'UsedBytes', 'AcquiredBytes', 'Occurrence')]

@@ -345,7 +345,7 @@ class _Recorded:
         return None
 
     def _step_signatures(self) -> tuple:
-        sigs = []
+        sigs: list = []  # node steps and code steps give tuples of different lengths
         for step in self.steps:
             inputs = tuple([r if r[0] != 'const' else 'const' for r in step.inputs])
             if isinstance(step, _NodeStep):
@@ -440,7 +440,7 @@ class BackwardRecording(_Recorded):
         self.first = slots.n
         self.gy_slots = tuple([None if gy is None else slots.add(gy) for gy in gys])
         _resolve_steps(self.steps, slots, self.consts)
-        refs = []
+        refs: list = []  # a slot reference per gradient, None where there is none
         for g in grads:
             if g is None:
                 refs.append(None)
@@ -529,7 +529,7 @@ def _run_on_arrays(steps: list, values: list, nodes: Optional[list]) -> None:
 
 
 def _new_node(cls: type, state: dict, extra: tuple, remaps: tuple, values: list) -> Any:
-    node = object.__new__(cls)
+    node: Any = object.__new__(cls)  # a FunctionNode subclass, without running __init__
     d = node.__dict__
     d.update(state)
     for name in extra:

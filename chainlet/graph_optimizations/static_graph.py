@@ -168,6 +168,7 @@ class _StaticNode(FunctionNode):
         """Link the replayed forward's nodes into a graph over fresh leaves, reusing their
         outputs and the state they kept (nothing is computed again)."""
         schedule = self._schedule
+        assert schedule is not None  # called for a replayed node only
         values = list(self._values)
         inputs = []
         for i, node in enumerate(self.inputs):
@@ -405,6 +406,7 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
 
         def replay(chain: Any, entry: _Entry, leaves: list, links: tuple) -> Any:
             schedule = entry.schedule
+            assert schedule is not None  # called for a verified entry only
             link_values, link_arrays, links_numpy = links
             config = chainlet.config
             fast = links_numpy and schedule.arrays_ok and not _hooks.functions.active and \
@@ -464,7 +466,9 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
                     say(1, chain, f'recorded {len(recording.steps)} calls; the next call checks '
                                   f'them')
                 else:
-                    reason = entry.recording.difference(recording)
+                    first = entry.recording
+                    assert first is not None  # an entry kept in a state holds its recording
+                    reason = first.difference(recording)
                     if reason is not None:
                         give_up(chain, state, reason + ' between the first two calls')
                         recording = None

@@ -143,6 +143,14 @@ class _PoolIterator(_StatefulIterator):
 
     _owner = '_PoolIterator'
     _restartable = False  # whether reset() may follow finalize()
+    # Set by _setup; declared for mypy, which defers _setup (its isinstance checks narrow to
+    # intersection types) and would not know their types in the other methods.
+    _n_workers: int
+    n_prefetch: int
+    dataset_timeout: Optional[float]
+    _finalized: bool
+    _prefetch_state: _statemachine.IteratorState
+    _end_state: _statemachine.IteratorState
 
     def _setup(self, dataset: Any, batch_size: int, repeat: bool, shuffle: Optional[bool],
                n_workers: Optional[int], n_prefetch: int, order_sampler: Optional[Callable],

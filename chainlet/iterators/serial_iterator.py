@@ -15,7 +15,8 @@ def _add_note(exc: BaseException, note: str) -> None:
     if hasattr(exc, 'add_note'):
         exc.add_note(note)
     else:
-        exc.__notes__ = [*getattr(exc, '__notes__', []), note]
+        # (setattr: Python 3.10's stubs do not declare BaseException.__notes__)
+        setattr(exc, '__notes__', [*getattr(exc, '__notes__', []), note])
 
 
 def _fetch(dataset: Any, indices: Any, owner: str) -> list:

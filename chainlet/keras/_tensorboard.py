@@ -249,7 +249,8 @@ class TensorBoard(Callback):
             return
         train = {k: v for k, v in logs.items() if not k.startswith('val_')}
         val = {k[4:]: v for k, v in logs.items() if k.startswith('val_')}
-        lr = getattr(getattr(self.model, 'optimizer', None), 'learning_rate', None)
+        # Any: None or a non-number is possible and handled by the except below.
+        lr: Any = getattr(getattr(self.model, 'optimizer', None), 'learning_rate', None)
         try:
             train['learning_rate'] = float(lr)
         except (TypeError, ValueError):

@@ -21,7 +21,7 @@ import os
 import sys
 import time
 import warnings
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 import numpy
 
@@ -192,7 +192,9 @@ def _format_logs(logs: dict) -> str:
     parts = []
     for k, v in logs.items():
         if isinstance(v, (float, numpy.floating)):
-            parts.append(f'{k}: {v:.4f}' if abs(v) >= 1e-3 or v == 0 else f'{k}: {v:.4e}')
+            # cast: mypy joins abs() of float | numpy.floating to 'object'.
+            big = abs(cast(float, v)) >= 1e-3
+            parts.append(f'{k}: {v:.4f}' if big or v == 0 else f'{k}: {v:.4e}')
         else:
             parts.append(f'{k}: {v}')
     return ' - '.join(parts)

@@ -60,7 +60,9 @@ class UnitNorm(Constraint):
 
 
 _NAMES = {'non_neg': NonNeg, 'nonneg': NonNeg, 'max_norm': MaxNorm, 'unit_norm': UnitNorm}
-_CLASSES = {'NonNeg': NonNeg, 'MaxNorm': MaxNorm, 'UnitNorm': UnitNorm}
+# Keyed by whatever a config's 'class_name' holds (looked up with .get, so any hashable).
+_CLASSES: dict[Any, type[Constraint]] = {'NonNeg': NonNeg, 'MaxNorm': MaxNorm,
+                                         'UnitNorm': UnitNorm}
 
 
 def get(identifier: Any) -> Any:

@@ -231,7 +231,7 @@ class Identity(Initializer):
         return {'gain': self.gain}
 
 
-_ALIASES = {
+_ALIASES: dict[str, type[Initializer]] = {
     'zeros': Zeros, 'zero': Zeros, 'ones': Ones, 'one': Ones, 'constant': Constant,
     'random_normal': RandomNormal, 'normal': RandomNormal, 'random_uniform': RandomUniform,
     'uniform': RandomUniform, 'truncated_normal': TruncatedNormal,
@@ -240,7 +240,8 @@ _ALIASES = {
     'lecun_uniform': LecunUniform, 'lecun_normal': LecunNormal, 'orthogonal': Orthogonal,
     'identity': Identity,
 }
-_CLASSES = {cls.__name__: cls for cls in set(_ALIASES.values())}
+# Keyed by whatever a config's 'class_name' holds (looked up with .get, so any hashable).
+_CLASSES: dict[Any, type[Initializer]] = {cls.__name__: cls for cls in set(_ALIASES.values())}
 
 
 def get(identifier: Any) -> Any:

@@ -441,7 +441,7 @@ def serialize(loss: Any) -> Any:
     return getattr(loss, '__name__', repr(loss))
 
 
-def deserialize(config: Any, custom_objects: Optional[dict] = None) -> Loss:
+def deserialize(config: Any, custom_objects: Optional[dict] = None) -> Optional[Loss]:
     """Inverse of :func:`serialize`."""
     if isinstance(config, dict):
         name = config['class_name']

@@ -25,7 +25,7 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 import numpy
 
@@ -307,7 +307,9 @@ class MeanMetricWrapper(Mean):
         self._fn = fn
         self._fn_kwargs = kwargs
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    # Keras's API: (y_true, y_pred, ...) where Mean takes (values, ...), hence the ignore.
+    def update_state(self, y_true: Any, y_pred: Any,  # type: ignore[override]
+                     sample_weight: Any = None) -> None:
         super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
 
     def get_config(self) -> dict:
@@ -481,7 +483,9 @@ class RootMeanSquaredError(Mean):
     def __init__(self, name: str = 'root_mean_squared_error', dtype: Any = None) -> None:
         super().__init__(name=name)
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    # Keras's API: (y_true, y_pred, ...) where Mean takes (values, ...), hence the ignore.
+    def update_state(self, y_true: Any, y_pred: Any,  # type: ignore[override]
+                     sample_weight: Any = None) -> None:
         xp, t, y = _arrays(y_true, y_pred)
         t, y = _same_rank(t, y)
         super().update_state((y - t.astype(y.dtype)) ** 2, sample_weight)
@@ -769,6 +773,12 @@ class AUC(Metric):
         0.75
     """
 
+    # Confusion counts per threshold: None until the first update_state.
+    true_positives: Any
+    false_positives: Any
+    true_negatives: Any
+    false_negatives: Any
+
     def __init__(self, num_thresholds: int = 200, curve: str = 'ROC',
                  summation_method: str = 'interpolation', name: Optional[str] = None,
                  dtype: Any = None, thresholds: Any = None, multi_label: bool = False,
@@ -909,6 +919,12 @@ class FBetaScore(Metric):
         0.75
     """
 
+    # Per-class counts: None until the first update_state.
+    true_positives: Any
+    false_positives: Any
+    false_negatives: Any
+    intermediate_weights: Any
+
     def __init__(self, average: Optional[str] = None, beta: float = 1.0,
                  threshold: Optional[float] = None, name: str = 'fbeta_score',
                  dtype: Any = None) -> None:
@@ -1007,6 +1023,13 @@ class R2Score(Metric):
         0.5
     """
 
+    # Per-output sums: None until the first update_state.
+    squared_sum: Any
+    sum: Any
+    total_mse: Any
+    count: Any
+    num_samples: int
+
     def __init__(self, class_aggregation: Optional[str] = 'uniform_average',
                  num_regressors: int = 0, name: str = 'r2_score', dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
@@ -1081,6 +1104,7 @@ class _AtConstraint(Metric):
     thresholds spread as in :class:`AUC`."""
 
     _arg = 'value'
+    counts: list  # (tp, fp, tn, fn), one array over the thresholds each
 
     def __init__(self, value: float, num_thresholds: int = 200, class_id: Optional[int] = None,
                  name: Optional[str] = None, dtype: Any = None) -> None:
@@ -1430,7 +1454,8 @@ def _loss_name(loss: Any) -> str:
     fn = getattr(loss, 'fn', None)
     if fn is not None:
         return fn.__name__
-    return getattr(loss, 'name', None) or getattr(loss, '__name__', '')
+    name: Any = getattr(loss, 'name', None)
+    return name or getattr(loss, '__name__', '')
 
 
 def get(identifier: Any, loss: Any = None, y_true_shape: tuple = (),
@@ -1448,7 +1473,8 @@ def get(identifier: Any, loss: Any = None, y_true_shape: tuple = (),
             return _BY_FUNCTION[fn](name=identifier)
         if identifier in ('crossentropy', 'ce'):
             from chainlet.keras import losses
-            lfn = losses.get(loss)
+            # cast: with loss=None this fails when the metric is first updated, as before.
+            lfn = cast(losses.Loss, losses.get(loss))
             return MeanMetricWrapper(lambda t, y: lfn.call(t, y).array, name=identifier)
         if identifier in _FUNCTIONS:
             fn = _FUNCTIONS[identifier]

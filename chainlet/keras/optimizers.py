@@ -32,7 +32,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 import numpy
 
@@ -54,7 +54,7 @@ class _NesterovRule(chainlet_optimizers.MomentumSGDRule):
     def _nesterov(self, xp: Any, param: Any) -> None:
         hp = self.hyperparam
         lr, mu = float(hp.lr), float(hp.momentum)
-        v = self._state['v']
+        v = self.state['v']
         step = xp.multiply(param.grad, lr, out=xp.empty_like(param.grad))
         v *= mu
         v -= step
@@ -69,7 +69,8 @@ class _KerasSGD(chainlet_optimizers.MomentumSGD):
         super().__init__(lr=lr, momentum=momentum)
         self.nesterov = nesterov
 
-    def create_update_rule(self) -> chainlet_optimizer.UpdateRule:
+    # Not always a MomentumSGDRule (SGDRule without momentum, as Keras), hence the ignore.
+    def create_update_rule(self) -> chainlet_optimizer.UpdateRule:  # type: ignore[override]
         if self.nesterov:
             return _NesterovRule(self.hyperparam)
         if self.hyperparam.momentum == 0:
@@ -95,7 +96,7 @@ class _RMSpropRule(chainlet_optimizers.RMSpropRule):
         self._rmsprop(backend.get_array_module(param.array), param)
 
     def _rmsprop(self, xp: Any, param: Any) -> None:
-        hp, state = self.hyperparam, self._state
+        hp, state = self.hyperparam, self.state
         lr, rho, eps = float(hp.lr), float(hp.alpha), float(hp.eps)
         grad, data, ms = param.grad, param.array, state['ms']
         tmp = xp.multiply(grad, grad, out=xp.empty_like(grad))
@@ -130,7 +131,7 @@ class _KerasRMSprop(chainlet_optimizers.RMSprop):
         self.hyperparam.momentum = momentum
         self.hyperparam.centered = centered
 
-    def create_update_rule(self) -> chainlet_optimizer.UpdateRule:
+    def create_update_rule(self) -> _RMSpropRule:
         return _RMSpropRule(self.hyperparam)
 
 
@@ -148,7 +149,7 @@ class _AdagradRule(chainlet_optimizers.AdaGradRule):
 
     def _adagrad(self, xp: Any, param: Any) -> None:
         hp = self.hyperparam
-        grad, data, h = param.grad, param.array, self._state['h']
+        grad, data, h = param.grad, param.array, self.state['h']
         tmp = xp.multiply(grad, grad, out=xp.empty_like(grad))
         h += tmp
         xp.add(h, float(hp.eps), out=tmp)
@@ -163,7 +164,7 @@ class _KerasAdagrad(chainlet_optimizers.AdaGrad):
         super().__init__(lr=lr, eps=eps)
         self.hyperparam.initial_accumulator_value = initial_accumulator_value
 
-    def create_update_rule(self) -> chainlet_optimizer.UpdateRule:
+    def create_update_rule(self) -> _AdagradRule:
         return _AdagradRule(self.hyperparam)
 
 
@@ -184,7 +185,8 @@ class _DecoupledWeightDecay:
             return
         data = param.array
         # The rate of this update, already set from the schedule (if any) by Optimizer.update.
-        data *= 1.0 - self.owner._current_rate() * float(self.owner.weight_decay)
+        # cast: weight_decay is set, this hook being added only then (Optimizer._add_hooks).
+        data *= 1.0 - self.owner._current_rate() * float(cast(float, self.owner.weight_decay))
 
 
 class _ClipNorm:
@@ -302,7 +304,8 @@ class Optimizer:
 
     def _scheduled_rate(self) -> float:
         step = self.iterations
-        return self._check_rate(self._schedule(step),
+        schedule = cast(Callable, self._schedule)  # cast: every caller checks there is one
+        return self._check_rate(schedule(step),
                                 f'learning_rate (the value of {self._schedule!r} at step {step})')
 
     def _current_rate(self) -> float:
@@ -576,8 +579,10 @@ class ChainletOptimizer(Optimizer):
         return self._given
 
 
-_BY_NAME = {'sgd': SGD, 'rmsprop': RMSprop, 'adam': Adam, 'adamw': AdamW, 'adagrad': Adagrad}
-_CLASSES = {c.__name__: c for c in (SGD, RMSprop, Adam, AdamW, Adagrad)}
+_BY_NAME: dict[str, type[Optimizer]] = {'sgd': SGD, 'rmsprop': RMSprop, 'adam': Adam,
+                                        'adamw': AdamW, 'adagrad': Adagrad}
+_CLASSES: dict[str, type[Optimizer]] = {c.__name__: c for c in (SGD, RMSprop, Adam, AdamW,
+                                                                Adagrad)}
 
 
 def get(identifier: Any) -> Optimizer:

@@ -81,7 +81,8 @@ def l1_l2(l1: float = 0.01, l2: float = 0.01) -> L1L2:  # noqa: E741
     return L1L2(l1, l2)
 
 
-_CLASSES = {'L1': L1, 'L2': L2, 'L1L2': L1L2}
+# Keyed by whatever a config's 'class_name' holds (looked up with .get, so any hashable).
+_CLASSES: dict[Any, type[Regularizer]] = {'L1': L1, 'L2': L2, 'L1L2': L1L2}
 _NAMES = {'l1': L1, 'l2': L2, 'l1_l2': L1L2}
 
 

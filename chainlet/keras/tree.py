@@ -126,7 +126,7 @@ def flatten_with_path(structure: Any) -> list:
         [(('a', 0), 5), (('a', 1), 6)]
     """
     out = []
-    stack = [((), structure)]
+    stack: list[tuple[tuple, Any]] = [((), structure)]
     while stack:
         path, node = stack.pop()
         if isinstance(node, dict):

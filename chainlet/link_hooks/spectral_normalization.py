@@ -300,7 +300,8 @@ class SpectralNormalization(LinkHook):
             sigma = calculate_max_singular_value(matrix, u, v)
             if self.factor is not None:
                 sigma = sigma / self.factor
-            W = (link.gamma * W if self.use_gamma else W) / sigma
+            # (getattr: gamma is added to the link by _prepare, Link does not declare it)
+            W = (getattr(link, 'gamma') * W if self.use_gamma else W) / sigma
             if chainlet.config.train:
                 backend.copyto(getattr(link, self.vector_name), u)
         return W

@@ -48,6 +48,10 @@ class WeightStandardization(LinkHook):
     """
 
     name = 'WeightStandardization'
+    # Set by __init__; declared for mypy, which defers __init__ (its isinstance checks narrow
+    # to intersection types) and would not know their types in the other methods.
+    eps: float
+    weight_name: str
 
     def __init__(self, *, eps: float = 1e-5, weight_name: str = 'W',
                  name: Optional[str] = None) -> None:

@@ -347,7 +347,7 @@ def export(model: Any, args: Any, filename: Union[None, str, os.PathLike, Any] =
         ex.g.twin = lambda f: ex.twins[id(f)][0] if id(f) in ex.twins else None
     calls = [(f, d) for f, d in calls_made if id(f) in needed]
     recorded = {id(f) for f, _ in calls}
-    pending = {}
+    pending: dict[int, str] = {}  # id of an output's node -> the output's name
     for y, name in zip(outputs, out_names):
         ex.g.reserve(name)
         if id(y.node) not in input_nodes:

@@ -116,6 +116,8 @@ class GraphBuilder:
     def batch_size(self) -> str:
         """A 1-d int64 value holding the batch size of the graph's first input."""
         if self._batch is None:
-            shape = self.op('Shape', [self.batch_source])
+            source = self.batch_source
+            assert source is not None  # set with the exporter's batch, which callers check
+            shape = self.op('Shape', [source])
             self._batch = self.op('Slice', [shape, self.ints([0]), self.ints([1])])
         return self._batch

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import Any, Callable, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Sequence, Union
 
 import numpy
 
 from chainlet import backend
 from chainlet._atomic import atomic_path  # noqa: F401  (the writers import it from here)
+
+if TYPE_CHECKING:  # typing.TypeIs exists from Python 3.13; mypy ships typing_extensions' stubs
+    from typing_extensions import TypeIs
 
 
 class AbstractSerializer:
@@ -52,6 +55,9 @@ class SerializationKeyError(KeyError):
 
     Its message is printed as is (a plain ``KeyError`` prints the ``repr`` of its message).
     """
+
+    # The key, on the error raised for a key missing from the file (not set otherwise).
+    missing_key: str
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ''
@@ -329,7 +335,8 @@ def describe_file(file: Any) -> str:
     return repr(name) if isinstance(name, str) else f'<{type(file).__name__} object>'
 
 
-def is_path(file: Any) -> bool:
+def is_path(file: Any) -> TypeIs[Union[str, os.PathLike]]:
+    # (TypeIs: where False, mypy narrows a path-or-file argument to the file object)
     return isinstance(file, (str, os.PathLike))
 
 

@@ -171,7 +171,7 @@ class NpzDeserializer(_ArchiveDeserializer):
         self._setup(path, strict, ignore_names, 'the archive')
         # NpzFile lists its entries cheaply; a Mapping's ``in`` might read the entry.
         self._keys = frozenset(npz.files if hasattr(npz, 'files') else npz.keys())
-        self._none_keys = frozenset()
+        self._none_keys: frozenset[str] = frozenset()
         if NONE_KEYS_ENTRY in self._keys:
             self._none_keys = frozenset(str(k) for k in self._read(NONE_KEYS_ENTRY).ravel())
 

@@ -40,7 +40,7 @@ import json
 import os
 import struct
 import zlib
-from typing import IO, Any, Iterator, Mapping, Optional, Union
+from typing import IO, Any, Iterator, Mapping, Optional, Union, cast
 
 import numpy
 
@@ -68,7 +68,9 @@ def _safetensors(what: str) -> Any:
 
 
 def _crc(arr: numpy.ndarray) -> int:
-    return zlib.crc32(numpy.ascontiguousarray(arr).reshape(-1).view(numpy.uint8)) & 0xFFFFFFFF
+    data = numpy.ascontiguousarray(arr).reshape(-1).view(numpy.uint8)
+    # (cast: an ndarray is a buffer, but NumPy's stubs before 2.5 do not declare __buffer__)
+    return zlib.crc32(cast(Any, data)) & 0xFFFFFFFF
 
 
 def _encode(arrays: Mapping[str, numpy.ndarray], metadata: Optional[Mapping[str, str]],

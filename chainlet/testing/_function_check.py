@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 import numpy
 
@@ -174,7 +174,9 @@ def check_backward(func: Callable[..., Any], inputs: Sequence[Any],
     if error_cls is AssertionError:
         gradient_check.check_backward(func, tuple(inputs), tuple(grad_outputs), **options)
         return
-    with error_cls.raise_if_fail(message):
+    # Any other ``error_cls`` is a ``_TestError`` (``FunctionTestError``, ``LinkTestError``).
+    test_error_cls = cast('type[_TestError]', error_cls)
+    with test_error_cls.raise_if_fail(message):
         gradient_check.check_backward(func, tuple(inputs), tuple(grad_outputs), **options)
 
 
@@ -190,5 +192,7 @@ def check_double_backward(func: Callable[..., Any], inputs: Sequence[Any],
     if error_cls is AssertionError:
         gradient_check.check_double_backward(*args, **options)
         return
-    with error_cls.raise_if_fail(message):
+    # Any other ``error_cls`` is a ``_TestError`` (``FunctionTestError``, ``LinkTestError``).
+    test_error_cls = cast('type[_TestError]', error_cls)
+    with test_error_cls.raise_if_fail(message):
         gradient_check.check_double_backward(*args, **options)

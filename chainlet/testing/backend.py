@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Optional, cast
 
 import numpy
 
@@ -64,7 +64,19 @@ class BackendConfig:
         ('use_ideep', 'never'),
     ]
 
-    _device = None
+    # The attributes named in ``_props``, set in ``__init__`` (with ``setattr``, from the
+    # defaults above and ``params``); declared here for the type checker only.
+    use_chainerx: bool
+    chainerx_device: Optional[str]
+    use_cuda: bool
+    cuda_device: Optional[int]
+    use_cudnn: str
+    cudnn_deterministic: bool
+    autotune: bool
+    cudnn_fast_batch_normalization: bool
+    use_ideep: str
+
+    _device: Optional[backend.Device] = None
 
     def __init__(self, params: dict) -> None:
         if not isinstance(params, dict):
@@ -136,7 +148,9 @@ class BackendConfig:
         marks = []
         if self.use_chainerx:
             marks.append(attr.chainerx)
-            backend_name, index = self.chainerx_device.split(':')
+            # ``__init__`` rejected a ``chainerx_device`` that is not a string.
+            chainerx_device = cast(str, self.chainerx_device)
+            backend_name, index = chainerx_device.split(':')
             if backend_name == 'cuda':
                 marks.append(attr.gpu)
                 if int(index) >= 1:
@@ -145,8 +159,10 @@ class BackendConfig:
             marks.append(attr.gpu)
             if self.use_cudnn != 'never':
                 marks.append(attr.cudnn)
-            if self.cuda_device >= 1:
-                marks.append(attr.multi_gpu(self.cuda_device + 1))
+            # ``__init__`` replaced a ``cuda_device`` of ``None`` with 0.
+            cuda_device = cast(int, self.cuda_device)
+            if cuda_device >= 1:
+                marks.append(attr.multi_gpu(cuda_device + 1))
         elif self.use_ideep != 'never':
             marks.append(attr.ideep)
         return marks

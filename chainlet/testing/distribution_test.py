@@ -22,7 +22,7 @@ Example:
 from __future__ import annotations
 
 import unittest
-from typing import Any, Callable, Dict, Iterator
+from typing import Any, Callable, Dict, Iterator, Tuple
 
 import numpy
 
@@ -50,6 +50,22 @@ class distribution_unittest(unittest.TestCase):
     """Base class of Chainer-style distribution tests (see the module docstring)."""
 
     scipy_onebyone = False
+
+    # Declared for the type checker only (no value, so no class attribute is created):
+    # ``shape``, ``sample_shape`` and ``is_variable`` come from ``testing.parameterize``, the
+    # others from ``setUp_configure`` (or ``setUp``); ``hasattr(self, 'event_shape')`` below
+    # relies on ``event_shape`` staying unset until a subclass sets it.
+    shape: Tuple[int, ...]
+    sample_shape: Tuple[int, ...]
+    event_shape: Tuple[int, ...]
+    is_variable: bool
+    dist: Any
+    params: Dict[str, Any]
+    scipy_dist: Any
+    scipy_params: Dict[str, Any]
+    sample_for_test: Callable[[], Any]
+    support: str
+    continuous: bool
 
     def setUp(self) -> None:
         self.support = 'real'

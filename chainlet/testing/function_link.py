@@ -92,7 +92,7 @@ def _check_array_types(arrays: Any, device: Any, func_name: str) -> None:
 
 
 def _check_variable_types(variables: Any, device: Any, func_name: str,
-                          test_error_cls: type) -> None:
+                          test_error_cls: type[_TestError]) -> None:
     if not isinstance(variables, tuple):
         test_error_cls.fail(f'`{func_name}()` must return a tuple, not {type(variables)}.')
     if not all(isinstance(v, chainlet.Variable) for v in variables):
@@ -252,12 +252,13 @@ class FunctionTestBase:
             grad_outputs = self._generate_grad_outputs(outputs)
             grad_grad_inputs = self._generate_grad_grad_inputs(inputs)
             # Second-order gradients exist only for float inputs (None means omitted).
-            grad_grad_inputs = [g for g in grad_grad_inputs if g is None or g.dtype.kind == 'f']
+            float_grad_grad_inputs = [
+                g for g in grad_grad_inputs if g is None or g.dtype.kind == 'f']
             inputs = self._to_noncontiguous_as_needed(backend_config.get_array(inputs))
             grad_outputs = self._to_noncontiguous_as_needed(
                 backend_config.get_array(grad_outputs))
             grad_grad_inputs = self._to_noncontiguous_as_needed(
-                backend_config.get_array(grad_grad_inputs))
+                backend_config.get_array(float_grad_grad_inputs))
             with backend_config:
                 engine.check_double_backward(
                     f, inputs, grad_outputs, grad_grad_inputs, FunctionTestError,
@@ -301,6 +302,9 @@ class _LinkTestBase:
     contiguous: Any = None
     # Names of the parameters under test, e.g. ('gamma', 'beta') for BatchNormalization.
     param_names: Any = ()
+    # Set by the subclasses that compare forward outputs (``LinkTestCase``); declared here,
+    # without a value, for ``check_forward_outputs``.
+    check_forward_options: Any
 
     def before_test(self, test_name: str) -> None:
         """Called before each test with its name; raise ``unittest.SkipTest`` to skip."""
@@ -438,12 +442,12 @@ class LinkTestCase(_LinkTestBase, unittest.TestCase):
             # A first link, run once, supplies initialized parameter values and output shapes.
             inits = self._generate_params()
             link, inputs, outputs = self._create_initialized_link(inits, backend_config)
-            params = [p.array for p in _get_link_params(link, self.param_names)]
+            param_arrays = [p.array for p in _get_link_params(link, self.param_names)]
             cpu = backend.CpuDevice()
             grad_outputs = backend_config.get_array(
                 self._generate_grad_outputs(tuple(cpu.send(y) for y in outputs)))
             inputs = self._to_noncontiguous_as_needed(inputs)
-            params = self._to_noncontiguous_as_needed(params)
+            params = self._to_noncontiguous_as_needed(param_arrays)
             grad_outputs = self._to_noncontiguous_as_needed(grad_outputs)
 
             forward_link, _, _ = self._create_initialized_link(inits, backend_config)

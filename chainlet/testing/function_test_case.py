@@ -64,7 +64,7 @@ def default_tolerances(kind: str, dtype: Any) -> dict:
     return dict(_DEFAULTS[kind].get(numpy.dtype(dtype), _DEFAULTS[kind][_F64]))
 
 
-def _cases(cls: type) -> tuple[list, list]:
+def _cases(cls: type[PytestFunctionTestCase]) -> tuple[list, list]:
     cases, ids = [], []
     dtypes = [numpy.dtype(d) for d in cls.dtypes]
     noncontig_dtype = _F64 if _F64 in dtypes else dtypes[-1]
@@ -130,7 +130,7 @@ class PytestFunctionTestCase:
         reason = gpu_skip_reason()
         if reason is not None:
             if names and 'test_gpu' not in cls.__dict__:
-                cls.test_gpu = _gpu_placeholder(reason)
+                setattr(cls, 'test_gpu', _gpu_placeholder(reason))
             return
         for name in names:
             setattr(cls, f'test_{name}_gpu', _make_test(name, cases, ids, gpu=True))

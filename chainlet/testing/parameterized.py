@@ -22,7 +22,7 @@ import io
 import itertools
 import types
 import unittest
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 import numpy
 
@@ -69,7 +69,9 @@ def _parameterize_test_case(base: type, i: int, param: dict) -> tuple:
     cls_name = _make_class_name(base.__name__, i, param)
 
     def __str__(self: Any) -> str:
-        return f'{base.__str__(self)}  parameter: {param}'
+        # The base class's own (unbound) ``__str__`` applied to the instance; the ``cast``
+        # because the type checker reads ``base.__str__`` as ``__str__`` bound to ``base``.
+        return f'{cast(Any, base).__str__(self)}  parameter: {param}'
 
     members: dict = {'__str__': __str__}
     for k, v in sorted(param.items()):

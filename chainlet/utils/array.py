@@ -72,7 +72,7 @@ def broadcast_view(x: Any, shape: Sequence[int]) -> Any:
     """
     shape = tuple(shape)
     if type(x) is numpy.ndarray and x.size == 1 and x.ndim <= len(shape):
-        view = numpy.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+        view: numpy.ndarray = numpy.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
         view.flags.writeable = False
         return view
     return backend.get_array_module(x).broadcast_to(x, shape)

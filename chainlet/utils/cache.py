@@ -23,7 +23,7 @@ Example:
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from chainlet._config import config
 
@@ -38,8 +38,11 @@ class cached_property:
         func: The getter, called with the instance.
     """
 
+    __name__: str  # the getter's, set by update_wrapper
+
     def __init__(self, func: Callable[[Any], Any]) -> None:
-        functools.update_wrapper(self, func)
+        # (cast: update_wrapper copies the attributes onto any object; typeshed wants a callable)
+        functools.update_wrapper(cast(Any, self), func)
         self.func = func
 
     def __get__(self, obj: Any, cls: Any = None) -> Any:

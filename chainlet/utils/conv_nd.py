@@ -53,7 +53,8 @@ def _check_lengths(ndim: int, **named: Sequence[int]) -> None:
 
 
 def _windows(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int],
-             cover_all: Any, dilate: Any, outsize: Optional[Sequence[int]]) -> tuple:
+             cover_all: Any, dilate: Any,
+             outsize: Optional[Sequence[int]]) -> tuple[tuple, tuple, tuple, tuple, tuple]:
     # Normalized window arguments and the number of window positions of an N-d image.
     nd = img.ndim - 2
     _check_lengths(nd, ksize=ksize, stride=stride, pad=pad)
@@ -121,7 +122,7 @@ def im2col_nd(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequen
 
 
 def _col_windows(col: Any, stride: Sequence[int], pad: Sequence[int], dims: Sequence[int],
-                 dilate: Any) -> tuple:
+                 dilate: Any) -> tuple[tuple, tuple, tuple, tuple]:
     nd = (col.ndim - 2) // 2
     ksize, outs = col.shape[2:2 + nd], col.shape[2 + nd:]
     _check_lengths(len(outs), ksize=ksize, stride=stride, pad=pad, dims=dims)

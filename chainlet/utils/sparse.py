@@ -79,6 +79,7 @@ class CooMatrix:
         data = self.data.array
         xp = backend.get_array_module(data)
         used = (self.row >= 0) & (self.col >= 0)
+        index: tuple  # (row, col) indexes, with the batch index first for a batch
         if data.ndim == 1:
             dense = xp.zeros(self.shape, dtype=data.dtype)
             index = (self.row[used], self.col[used])

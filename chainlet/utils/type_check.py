@@ -152,10 +152,10 @@ def get_types(data: tuple, name: str, accept_none: bool, *,
     """
     if not isinstance(data, tuple):
         raise AssertionError(f'get_types: data must be a tuple, got {type(data).__name__}')
-    if shapes is None:
-        shapes = [None] * len(data)
+    # One shape per array; None stands for the array's own
+    each: Sequence[Optional[tuple]] = [None] * len(data) if shapes is None else shapes
     info = TypeInfoTuple(_get_type(name, i, x, accept_none, shape)
-                         for i, (x, shape) in enumerate(zip(data, shapes)))
+                         for i, (x, shape) in enumerate(zip(data, each)))
     info.name = name
     return info
 

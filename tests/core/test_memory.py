@@ -122,6 +122,26 @@ def test_intermediate_gradients_are_freed_during_backward():
     assert alive == [] and y.grad_var is None
 
 
+def _chain(x, op, n=100):
+    y = x
+    for _ in range(n):
+        y = op(y)
+    return y
+
+
+def _new_tracked_objects(build):
+    """``build()``'s result and the objects the cyclic GC tracks that it left alive."""
+    gc.collect()
+    gc.disable()
+    try:
+        before = {id(o) for o in gc.get_objects()}
+        result = build()
+        gc.collect()  # untracks what cannot be in a cycle (the shape tuples)
+        return result, [o for o in gc.get_objects() if id(o) not in before]
+    finally:
+        gc.enable()
+
+
 def test_a_recorded_one_input_op_keeps_three_objects_for_the_cyclic_gc():
     # Every object a graph keeps alive is scanned by each garbage collection while the graph
     # lives; for small arrays that scanning is a large part of the op's cost
@@ -129,17 +149,7 @@ def test_a_recorded_one_input_op_keeps_three_objects_for_the_cyclic_gc():
     # VariableNode and the function's weak reference to that node: no tuple around the single
     # input node, no weak reference from the node back to its Variable.
     x = Variable(np.ones(3, np.float32))
-    gc.collect()
-    gc.disable()
-    try:
-        before = {id(o) for o in gc.get_objects()}
-        y = x
-        for _ in range(100):
-            y = y * 2.0
-        gc.collect()  # untracks what cannot be in a cycle (the shape tuples)
-        kept = [o for o in gc.get_objects() if id(o) not in before]
-    finally:
-        gc.enable()
+    y, kept = _new_tracked_objects(lambda: _chain(x, lambda v: v * 2.0))
     # Before Python 3.11 an instance's attributes live in a dict of its own, a fourth object
     # that chainlet cannot avoid there; it is counted apart.
     dicts = sum(type(o) is dict for o in kept)
@@ -168,3 +178,25 @@ def test_a_leafs_gradient_graph_is_freed_with_the_leaf_by_reference_counting():
         assert creator() is None
     finally:
         gc.enable()
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason='an instance dict per object before 3.11')
+def test_instances_made_without_backprop_first_do_not_give_later_ones_a_dict():
+    # Python shares one key table among a class's instances, and it takes new keys only from
+    # the first instances. A class whose first instances were applied under no_backprop_mode
+    # (which sets none of the graph's attributes) must not leave every later recorded op with a
+    # dict of its own: a fourth object for the cyclic GC to scan.
+    class Double(chainlet.FunctionNode):
+        def __init__(self, factor):
+            self.factor = factor
+
+        def forward(self, inputs):
+            return inputs[0] * self.factor,
+
+    with chainlet.no_backprop_mode():
+        for _ in range(50):
+            Double(2.0).apply((np.ones(3, np.float32),))
+    x = Variable(np.ones(3, np.float32))
+    _, kept = _new_tracked_objects(lambda: _chain(x, lambda v: Double(2.0).apply((v,))[0]))
+    assert sum(type(o) is dict for o in kept) <= 5
+    assert len(kept) <= 3 * 100 + 5

@@ -9,7 +9,7 @@ the view is composed with these and forwarded: slice of a slice stays a slice (P
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, cast
 
 import numpy
 
@@ -117,7 +117,8 @@ def _as_indices(indices: Any, length: int, owner: str) -> Any:
 def _as_key_index(key: Any, keys: tuple) -> int:
     """The position of a key given by name or by (possibly negative) position."""
     if isinstance(key, numbers.Integral) and not isinstance(key, (bool, numpy.bool_)):
-        if not -len(keys) <= key < len(keys):
+        # (cast: the stubs of numbers.Integral do not compare with an int on the left)
+        if not -len(keys) <= cast(Any, key) < len(keys):
             raise IndexError(f'slice: key index {key} is out of bounds for keys {keys}')
         return int(key) % len(keys)
     try:

@@ -58,6 +58,7 @@ def from_data(*args: Any, size: Optional[int] = None, **kwargs: Any
     """
     if not args and not kwargs:
         raise TypeError('from_data: no data given')
+    mode: Optional[type]  # tuple, dict or None (one column)
     if len(args) == 1 and not kwargs:
         data = args[0]
         if isinstance(data, dict):

@@ -263,12 +263,13 @@ def top(x: Any, include_top: bool, pooling: Any, classes: int, classifier_activa
         pool_names: bool = True) -> Any:
     """The classification head (or the optional pooling) of an application."""
     from chainlet.keras import layers
-    avg = {'name': 'avg_pool'} if pool_names else {}
+    avg: dict[str, Any] = {'name': 'avg_pool'} if pool_names else {}
     if include_top:
         x = layers.GlobalAveragePooling2D(**avg)(x)
         return layers.Dense(classes, activation=classifier_activation, name='predictions')(x)
     if pooling == 'avg':
         return layers.GlobalAveragePooling2D(**avg)(x)
     if pooling == 'max':
-        return layers.GlobalMaxPooling2D(**({'name': 'max_pool'} if pool_names else {}))(x)
+        mx: dict[str, Any] = {'name': 'max_pool'} if pool_names else {}
+        return layers.GlobalMaxPooling2D(**mx)(x)
     return x

@@ -33,7 +33,7 @@ def _inverted_res_block(inputs: Any, expansion: int, stride: int, alpha: float, 
     pointwise_filters = _make_divisible(int(filters * alpha), 8)
     x = inputs
     prefix = f'block_{block_id}_'
-    bn = dict(axis=-1, epsilon=1e-3, momentum=0.999)
+    bn: dict[str, Any] = dict(axis=-1, epsilon=1e-3, momentum=0.999)
     if block_id:
         x = layers.Conv2D(expansion * in_channels, kernel_size=1, padding='same',
                           use_bias=False, activation=None, name=prefix + 'expand')(x)

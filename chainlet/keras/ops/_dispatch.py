@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, overload
 
 import numpy
 
@@ -102,7 +102,8 @@ def to_float(x: Any) -> Any:
 
 def result_dtype(*xs: Any) -> numpy.dtype:
     """Keras's promotion: Python numbers are weak; any float wins over integers."""
-    strong, weak = [], []
+    strong: list = []
+    weak: list = []
     for x in xs:
         (weak if isinstance(x, (bool, int, float)) else strong).append(x)
     if not strong:
@@ -243,8 +244,9 @@ def keras_op(*tensor_args: str, module: str = 'numpy', name: Optional[str] = Non
                     arguments[n] = [to_variable(v, xp, has_real) for v in arguments[n]]
             return run(bound.args, bound.kwargs, given, leaves)
 
-        op.op_name = op_name
-        op.impl = impl
+        wrapper: Any = op  # functools.wraps's type has no room for these attributes
+        wrapper.op_name = op_name
+        wrapper.impl = impl
         REGISTRY[qualified] = op
         return op
     return decorate
@@ -398,6 +400,14 @@ def index_grids(xp: Any, shape: tuple) -> list:
     n = len(shape)
     return [xp.arange(size).reshape(tuple(-1 if j == i else 1 for j in range(n)))
             for i, size in enumerate(shape)]
+
+
+@overload
+def axis_tuple(axis: None, ndim: int) -> None: ...
+
+
+@overload
+def axis_tuple(axis: Any, ndim: int) -> tuple: ...
 
 
 def axis_tuple(axis: Any, ndim: int) -> Optional[tuple]:

@@ -26,6 +26,7 @@ from chainlet import Variable
 from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.engine.tree import flatten, map_structure
 import builtins
+import operator
 
 from chainlet.keras.ops._dispatch import (array_of, cast as _cast, const, is_float, keras_op,
                                           to_variable, xp_of)
@@ -234,7 +235,7 @@ def _stack_results(results: list) -> Any:
 def _slices(xs: Any) -> list:
     leaves = flatten(xs)
     n = len(leaves[0]) if leaves else 0
-    return [map_structure(lambda v, i=i: v[i], xs) for i in range(n)]
+    return [map_structure(operator.itemgetter(i), xs) for i in range(n)]
 
 
 def map(f: Callable, xs: Any) -> Any:

@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Optional
 
 import numpy
 
@@ -25,7 +25,8 @@ _TOKEN = re.compile(r'\(|\)|[A-Za-z_][A-Za-z0-9_]*|\S')
 
 def _parse(side: str, pattern: str) -> list:
     """Groups of axis names: ``'b (h w) c'`` -> ``[['b'], ['h', 'w'], ['c']]``."""
-    groups, current = [], None
+    groups: list = []
+    current: Optional[list] = None
     for token in _TOKEN.findall(side):
         if token == '(':
             if current is not None:

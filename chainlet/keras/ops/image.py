@@ -266,7 +266,9 @@ def _sample(x: Any, lead: tuple, coords: list, shape: tuple, order: int, fill_mo
             corners.append([(lo, 1 - frac), (lo + 1, frac)])
     out = None
     for choice in itertools.product(*corners):
-        index, weight, valid = [], None, None
+        index: list = []
+        weight: Any = None  # arrays once the first axis is seen
+        valid: Any = None
         for (i, w), size in zip(choice, sizes):
             j, inside = _fill_index(xp, i, size, fill_mode)
             index.append(j)

@@ -249,9 +249,9 @@ def batch_normalization(x: Any, mean: Any, variance: Any, axis: int, offset: Any
                         scale: Any = None, epsilon: float = 1e-3) -> Any:
     """``(x - mean) / sqrt(variance + epsilon) * scale + offset``, statistics along ``axis``."""
     x = to_float(x)
-    shape = [1] * x.ndim
-    shape[axis] = x.shape[axis]
-    shape = tuple(shape)
+    dims = [1] * x.ndim
+    dims[axis] = x.shape[axis]
+    shape = tuple(dims)
 
     def along(v: Any) -> Any:
         v = cast(v, x.dtype)

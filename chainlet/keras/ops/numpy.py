@@ -13,7 +13,8 @@ Example:
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional, Sequence
+import typing
+from typing import Any, Literal, Optional, Sequence
 
 import numpy
 
@@ -29,6 +30,12 @@ from chainlet.keras.ops._dispatch import (FLOATX, array_of, axis_tuple, cast, co
 def _arr(x: Any) -> Any:
     """The raw array of a tensor (Python numbers pass)."""
     return array_of(x)
+
+
+def _broadcast2(a: Any, b: Any) -> tuple:
+    """``F.broadcast(a, b)``: with two arguments always a pair (only one argument gives a lone
+    Variable, which F.broadcast's annotation also allows)."""
+    return typing.cast(tuple, F.broadcast(a, b))
 
 
 def _unary(name: str, fn: Any, int_fn: Optional[str] = None, doc: str = '') -> Any:
@@ -94,7 +101,7 @@ mod = _binary('mod', lambda a, b: a - F.floor(a / b).array * b,
 arctan2 = _binary('arctan2', lambda a, b: F.arctan2(_as_var(a, b), _as_var(b, a)),
                   floating=True)
 logaddexp = _binary('logaddexp',
-                    lambda a, b: F.logsumexp(F.stack(F.broadcast(_as_var(a, b),
+                    lambda a, b: F.logsumexp(F.stack(_broadcast2(_as_var(a, b),
                                                                  _as_var(b, a))), axis=0),
                     floating=True, doc='``log(exp(x1) + exp(x2))``, computed stably.')
 
@@ -103,7 +110,7 @@ logaddexp = _binary('logaddexp',
 def divide_no_nan(x1: Any, x2: Any) -> Any:
     """``x1 / x2``, and 0 where ``x2`` is 0."""
     a, b = promote(x1, x2, floating=True)
-    a, b = F.broadcast(_as_var(a, b), _as_var(b, a))
+    a, b = _broadcast2(_as_var(a, b), _as_var(b, a))
     zero = b.array == 0
     q = a / F.where(zero, const(b.xp.ones(b.shape, b.dtype), b), b)
     return F.where(zero, const(b.xp.zeros(b.shape, b.dtype), b), q)
@@ -356,7 +363,8 @@ def average(x: Any, axis: Optional[int] = None, weights: Any = None) -> Any:
     x, w = promote(x, weights, floating=True)
     if w.ndim != x.ndim:  # 1-D weights along ``axis``
         shape = [1] * x.ndim
-        shape[axis] = w.shape[0]
+        # cast: axis=None fails here (TypeError), as NumPy's average refuses it too.
+        shape[typing.cast(int, axis)] = w.shape[0]
         w = F.reshape(w, tuple(shape))
     w = F.broadcast_to(w, x.shape)
     return F.sum(x * w, axis=axis) / F.sum(w, axis=axis)
@@ -459,7 +467,7 @@ def cross(x1: Any, x2: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = F.moveaxis(a, axisa, -1), F.moveaxis(b, axisb, -1)
-    a, b = F.broadcast(a, b)
+    a, b = _broadcast2(a, b)
     if a.shape[-1] != 3:
         raise ValueError(f'keras.ops.cross: expected vectors of size 3, got shape {a.shape}')
     ax = [a[..., i] for i in range(3)]
@@ -626,8 +634,8 @@ def roll(x: Any, shift: Any, axis: Any = None) -> Any:
 @keras_op('x')
 def pad(x: Any, pad_width: Any, mode: str = 'constant', constant_values: Any = None) -> Any:
     """Pad with ``constant_values`` (or ``'reflect'``/``'symmetric'``/``'edge'``...)."""
-    width = numpy.broadcast_to(numpy.asarray(pad_width, dtype=int), (x.ndim, 2))
-    width = tuple(tuple(int(v) for v in w) for w in width)
+    widths = numpy.broadcast_to(numpy.asarray(pad_width, dtype=int), (x.ndim, 2))
+    width = tuple(tuple(int(v) for v in w) for w in widths)
     if mode == 'constant':
         return F.pad(x, width, mode='constant',
                      constant_values=0 if constant_values is None else constant_values)
@@ -689,7 +697,7 @@ def where(condition: Any, x1: Any = None, x2: Any = None) -> Any:
     if result_dtype(a, b).kind != 'f':
         return xp_of(condition, a, b).where(cond, _arr(a), _arr(b))
     a, b = _as_var(a, b), _as_var(b, a)
-    a, b = F.broadcast(a, b)
+    a, b = _broadcast2(a, b)
     shape = numpy.broadcast_shapes(cond.shape, a.shape)
     if tuple(a.shape) != shape:
         a, b = F.broadcast_to(a, shape), F.broadcast_to(b, shape)
@@ -838,10 +846,12 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> nu
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
     """``num`` evenly spaced values from ``start`` to ``stop``."""
-    out = numpy.linspace(array_of(start), array_of(stop), num, endpoint=endpoint,
-                         retstep=retstep, axis=axis)
-    if retstep:
-        return out[0].astype(_dtype(dtype)), out[1]
+    first, last = array_of(start), array_of(stop)
+    if retstep:  # two calls so that NumPy's overloads see a literal retstep
+        values, step = numpy.linspace(first, last, num, endpoint=endpoint, retstep=True,
+                                      axis=axis)
+        return values.astype(_dtype(dtype)), step
+    out = numpy.linspace(first, last, num, endpoint=endpoint, retstep=False, axis=axis)
     return out.astype(_dtype(dtype))
 
 
@@ -909,7 +919,9 @@ def digitize(x: Any, bins: Any) -> Any:
 
 def meshgrid(*x: Any, indexing: str = 'xy') -> list:
     """Coordinate matrices from coordinate vectors."""
-    return list(numpy.meshgrid(*[numpy.asarray(array_of(v)) for v in x], indexing=indexing))
+    # cast: NumPy checks the value ('xy' or 'ij') itself.
+    mode = typing.cast(Literal['xy', 'ij'], indexing)
+    return list(numpy.meshgrid(*[numpy.asarray(array_of(v)) for v in x], indexing=mode))
 
 
 @keras_op('x')
@@ -968,7 +980,7 @@ cbrt = _unary('cbrt', lambda x: F.sign(x) * F.absolute(x) ** (1.0 / 3.0),
 deg2rad = _unary('deg2rad', lambda x: x * float(numpy.pi / 180.0))
 hypot = _binary('hypot', lambda a, b: F.sqrt(F.square(_as_var(a, b)) + F.square(_as_var(b, a))),
                 floating=True, doc='``sqrt(x1^2 + x2^2)``.')
-logaddexp2 = _binary('logaddexp2', lambda a, b: F.logsumexp(F.stack(F.broadcast(
+logaddexp2 = _binary('logaddexp2', lambda a, b: F.logsumexp(F.stack(_broadcast2(
     _as_var(a, b) * float(numpy.log(2.0)), _as_var(b, a) * float(numpy.log(2.0)))), axis=0)
     / float(numpy.log(2.0)), floating=True, doc='``log2(2^x1 + 2^x2)``, computed stably.')
 heaviside = _binary('heaviside', lambda a, b: F.where(

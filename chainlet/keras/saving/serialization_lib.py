@@ -144,7 +144,7 @@ def _builtin_namespaces() -> list:
 
 def _find(config: dict, custom_objects: Optional[dict]) -> Any:
     registered = config.get('registered_name')
-    class_name = config.get('class_name')
+    class_name: Any = config.get('class_name')  # whatever the (JSON) config holds
     for key in (registered, class_name):
         if key:
             found = get_registered_object(key, custom_objects)

@@ -10,17 +10,38 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional, cast
 
 import numpy
 
 from chainlet import backend
 from chainlet.keras.trainers.data_adapters import to_array
 
+if TYPE_CHECKING:
+    from chainlet import Link, Parameter
+
 
 class SavingMixin:
     """``get_weights``/``set_weights``, ``save_weights``/``load_weights``, ``save``,
     ``to_json``, compile configs, ``summary`` and ``count_params`` for ``Model``."""
+
+    if TYPE_CHECKING:
+        # What the mixin reads from the rest of ``Model``: the Layer/Link side
+        # (``class Model(Trainer, Layer)``) and the Trainer side (set by Trainer.__init__).
+        name: str
+        built: bool
+        _weights: list
+        _compiled: bool
+        _compile_args: Optional[dict]
+        optimizer: Any
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+        def namedparams(self, include_uninit: bool = True) -> Iterator[tuple[str, Parameter]]: ...
+
+        def namedlinks(self, skipself: bool = False) -> Iterator[tuple[str, Link]]: ...
+
+        def compile(self, *args: Any, **kwargs: Any) -> None: ...
 
     def _weight_entries(self) -> list:
         """``(key, layer, param)`` for every weight, in layer order, keys stable across
@@ -202,7 +223,7 @@ class SavingMixin:
             return None
         from chainlet.keras import optimizers
         from chainlet.keras.engine import serialization
-        args = self._compile_args
+        args = cast(dict, self._compile_args)  # cast: compile() set it (self._compiled)
         return {'optimizer': optimizers.serialize(self.optimizer),
                 'loss': serialization.serialize_loss_arg(args['loss']),
                 'loss_weights': args['loss_weights'],

@@ -31,7 +31,7 @@ False``) stops being updated at the next batch (its parameters' update rules are
 from __future__ import annotations
 
 import warnings
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional, cast
 
 import numpy
 
@@ -44,6 +44,12 @@ from chainlet.keras.trainers.data_adapters import ArrayData, to_array
 from chainlet.keras.trainers.saving import SavingMixin
 from chainlet.keras.utils import unpack_x_y_sample_weight
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from chainlet import Parameter
+    from chainlet.keras.callbacks import History
+
 
 class Trainer(SavingMixin):
     """Mixin giving ``Model`` its training methods."""
@@ -53,12 +59,30 @@ class Trainer(SavingMixin):
     _fit_strategy: Any = None
     _compute_loss_has_training: Optional[bool] = None
 
+    if TYPE_CHECKING:
+        # From the Layer/Link side of ``class Model(Trainer, Layer)`` (and, for input_names,
+        # a functional model).
+        input_names: list
+
+        def cleargrads(self) -> None: ...
+
+        def params(self, include_uninit: bool = True) -> Iterator[Parameter]: ...
+
+        def _flatten_layers(self, include_self: bool = True) -> list: ...
+
+        @property
+        def trainable_weights(self) -> list: ...
+
+        @property
+        def xp(self) -> ModuleType: ...
+
     def __init__(self) -> None:
         self._compiled = False
-        self.optimizer = None
+        # None until compile(), then a keras.optimizers object (user code may set its own).
+        self.optimizer: Any = None
         self.loss = None
         self.stop_training = False
-        self.history = None
+        self.history: Optional[History] = None  # the History callback of the last fit()
         self._compile_args: Optional[dict] = None
         self._compiled_spec: Optional[CompiledSpec] = None
         self._train_cache: Optional[TrainCache] = None
@@ -220,7 +244,8 @@ class Trainer(SavingMixin):
         spec = self._compiled_spec
         if spec is not None:
             return spec
-        spec = compile_utils.resolve(self, self._compile_args, ys, outputs)
+        # cast: compile() set the arguments (a compiled spec is only resolved after it).
+        spec = compile_utils.resolve(self, cast(dict, self._compile_args), ys, outputs)
         self._compiled_spec = spec
         self._metrics_cache = None
         return spec
@@ -689,7 +714,8 @@ class Trainer(SavingMixin):
         self._require_compiled('training')
         data = ArrayData(self, x, y, sample_weight, 'train_on_batch')
         if class_weight is not None:  # combined with sample_weight as in fit
-            weights = self._class_sample_weights(class_weight, data.ys)
+            # cast: with y=None this fails in class_sample_weights (TypeError), as before.
+            weights = self._class_sample_weights(class_weight, cast(list, data.ys))
             data.sws = weights if data.sws is None else \
                 [s * c for s, c in zip(data.sws, weights)]
         batch = data.take(slice(None), self.xp)
