@@ -16,7 +16,7 @@ import collections
 import inspect
 import re
 import threading
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union, cast
 
 import numpy
 
@@ -28,6 +28,9 @@ from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.engine.node import Node
 from chainlet.keras.engine.tree import flatten, map_structure
 from chainlet.link_hook import any_link_hooks_registered, get_link_hooks
+
+if TYPE_CHECKING:
+    from chainlet.keras.engine.variables import KerasVariable
 
 _name_counts: collections.Counter = collections.Counter()
 _name_lock = threading.Lock()
@@ -65,8 +68,10 @@ _call_context = _CallContext()
 
 _SIGNATURES: dict = {}
 
+_LayerT = TypeVar('_LayerT', bound='Layer')
 
-def _call_accepts(cls: type, name: str) -> bool:
+
+def _call_accepts(cls: type[Layer], name: str) -> bool:
     key = (cls, name)
     if key not in _SIGNATURES:
         params = inspect.signature(cls.call).parameters
@@ -75,7 +80,7 @@ def _call_accepts(cls: type, name: str) -> bool:
     return _SIGNATURES[key]
 
 
-def _call_has_mask(cls: type) -> bool:
+def _call_has_mask(cls: type[Layer]) -> bool:
     """Whether ``call`` names a ``mask`` parameter (Keras passes masks only then, not through
     ``**kwargs``)."""
     key = (cls, '<mask>')
@@ -131,7 +136,25 @@ class Layer(Chain):
     ``get_config()``.
     """
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> 'Layer':
+    # Set in __init__ through __dict__ (bypassing __setattr__'s tracking); declared for mypy.
+    name: str
+    built: bool
+    _trainable: bool
+    _inbound_nodes: list
+    _outbound_nodes: list
+    _weights: list
+    _non_trainable_ids: set
+    _weight_regularizers: list
+    _call_losses: list
+    _sublayers: collections.OrderedDict
+    # None (no check), an InputSpec, or one per input (a None entry skips that input).
+    input_spec: Optional[Union[InputSpec, list[Optional[InputSpec]],
+                               tuple[Optional[InputSpec], ...]]]
+    _dtype: str
+    _batch_input_shape: Optional[tuple]
+    activity_regularizer: Optional[Callable[[Any], Any]]
+
+    def __new__(cls: type[_LayerT], *args: Any, **kwargs: Any) -> _LayerT:
         # Keras 3's auto-config: the constructor arguments, kept when they are all plain data,
         # let a custom layer or model without get_config be saved and rebuilt.
         instance = super().__new__(cls)
@@ -184,11 +207,13 @@ class Layer(Chain):
         if isinstance(value, Parameter) and '_params' in d and name not in d['_params']:
             d['_params'].add(name)
             if getattr(value, '_owner', False) is None and '_weights' in d:
-                # A free keras.Variable assigned to a layer becomes one of its weights.
-                d['_weights'].append(value)
-                value._attach(self)
-                if not value.trainable:
-                    d['_non_trainable_ids'].add(id(value))
+                # A free keras.Variable assigned to a layer becomes one of its weights (only a
+                # KerasVariable has an ``_owner``).
+                variable = cast('KerasVariable', value)
+                d['_weights'].append(variable)
+                variable._attach(self)
+                if not variable.trainable:
+                    d['_non_trainable_ids'].add(id(variable))
         object.__setattr__(self, name, value)
 
     def _child_items(self):
@@ -781,7 +806,7 @@ def _is_plain(value: Any) -> bool:
     return False
 
 
-def _auto_config(cls: type, args: tuple, kwargs: dict) -> Optional[dict]:
+def _auto_config(cls: type[Layer], args: tuple, kwargs: dict) -> Optional[dict]:
     """The arguments given to ``cls(...)`` by name, or ``None`` unless all are plain data."""
     if not _uses_generic_get_config(cls):
         return None

@@ -8,15 +8,17 @@ replays the nodes from the deepest depth to 0, calling each layer eagerly.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, cast
 
-from chainlet.keras.engine.keras_tensor import KerasTensor
+from chainlet.keras.engine.keras_tensor import KerasHistory, KerasTensor
 from chainlet.keras.engine.node import Node
 from chainlet.keras.engine.tree import flatten, map_structure
 
 
 def _node_of(tensor: KerasTensor) -> Node:
-    layer, node_index, _ = tensor._keras_history
+    # Called on outputs checked by collect_nodes and on the inputs of their nodes: tensors
+    # made by layers, which have a history.
+    layer, node_index, _ = cast(KerasHistory, tensor._keras_history)
     return layer._inbound_nodes[node_index]
 
 

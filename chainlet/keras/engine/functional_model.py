@@ -41,6 +41,17 @@ class Functional(Model):
 
     _is_graph_network = True
 
+    # The graph, set by init_graph (input_names is declared on Trainer).
+    _nested_inputs: Any  # the structure given as inputs=: a tensor, a list or a dict
+    _nested_outputs: Any
+    inputs: list
+    outputs: list
+    _nodes: list
+    nodes_by_depth: dict
+    layers_by_depth: dict
+    _graph_layers: list
+    output_names: list
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         inputs = kwargs.pop('inputs', args[0] if args else None)
         outputs = kwargs.pop('outputs', args[1] if len(args) > 1 else None)

@@ -24,6 +24,10 @@ class KerasTensor:
         name: Optional name.
     """
 
+    # The symbolic mask (a boolean KerasTensor) of a masked tensor, set by Layer's mask
+    # handling; absent otherwise (read with ``getattr(t, '_keras_mask', None)``).
+    _keras_mask: Any
+
     def __init__(self, shape: Sequence[Optional[int]], dtype: Any = 'float32',
                  name: Optional[str] = None) -> None:
         self.shape = tuple(None if s is None else int(s) for s in shape)

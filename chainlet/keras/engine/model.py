@@ -7,7 +7,7 @@ methods (``compile``, ``fit``, ...) come from :class:`~chainlet.keras.trainers.T
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.trainers.trainer import Trainer
@@ -69,7 +69,8 @@ class Model(Trainer, Layer):
             # A subclass calling super().__init__(inputs, outputs): it becomes functional.
             from chainlet.keras.engine.functional_model import Functional
             self.__class__ = _functional_variant(type(self))
-            Functional.__init__(self, *args, **kwargs)
+            # self is now an instance of a Functional subclass (its class was just replaced)
+            Functional.__init__(cast(Functional, self), *args, **kwargs)
             return
         if len(args) > 2:
             raise TypeError(f'Model: expected at most 2 positional arguments (inputs, outputs), '

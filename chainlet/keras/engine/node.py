@@ -1,7 +1,7 @@
 """``Node``: one call of a layer on symbolic tensors, wiring itself into the graph."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from chainlet.keras.engine.keras_tensor import KerasHistory, KerasTensor
 from chainlet.keras.engine.tree import flatten
@@ -29,7 +29,8 @@ class Node:
         node_index = len(layer._inbound_nodes) - 1
         seen = set()
         for t in self.input_tensors:
-            parent = t._keras_history.layer
+            # a symbolic input comes from keras.Input or a layer call, which gave it a history
+            parent = cast(KerasHistory, t._keras_history).layer
             if id(parent) not in seen:
                 seen.add(id(parent))
                 parent._outbound_nodes.append(self)
@@ -46,7 +47,7 @@ class Node:
         """Nodes that produced this node's symbolic inputs (each once)."""
         nodes, seen = [], set()
         for t in self.input_tensors:
-            layer, node_index, _ = t._keras_history
+            layer, node_index, _ = cast(KerasHistory, t._keras_history)
             node = layer._inbound_nodes[node_index]
             if id(node) not in seen:
                 seen.add(id(node))

@@ -1,12 +1,12 @@
 """``Sequential``: a stack of single-input, single-output layers."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, cast
 
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.engine.functional_model import Functional
 from chainlet.keras.engine.input_layer import InputLayer
-from chainlet.keras.engine.keras_tensor import KerasTensor
+from chainlet.keras.engine.keras_tensor import KerasHistory, KerasTensor
 from chainlet.keras.engine.model import Model
 
 
@@ -37,6 +37,13 @@ class Sequential(Model):
         (5, 2)
     """
 
+    # Set through __dict__ by __init__ and _build_graph; declared for mypy.
+    _stack: list  # the layers as added (a leading InputLayer included)
+    _graph_nodes: list  # the nodes recorded by the last graph build
+    # Set by init_graph once the graph is built (see Functional, whose methods are borrowed).
+    inputs: list
+    _graph_layers: list
+
     def __init__(self, layers: Optional[Sequence[Any]] = None, name: Optional[str] = None,
                  trainable: bool = True) -> None:
         super().__init__(name=name, trainable=trainable)
@@ -49,7 +56,8 @@ class Sequential(Model):
     def add(self, layer: Any, rebuild: bool = True) -> None:
         """Append a layer (or a ``keras.Input`` tensor, only as the first element)."""
         if isinstance(layer, KerasTensor):
-            layer = layer._keras_history.layer
+            # a keras.Input tensor: its history points at its InputLayer
+            layer = cast(KerasHistory, layer._keras_history).layer
         if not isinstance(layer, Layer):
             raise TypeError(f'Sequential.add: expected a keras Layer, got {type(layer).__name__}')
         if isinstance(layer, InputLayer) and self._stack:
@@ -151,7 +159,9 @@ class Sequential(Model):
 
     def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
         if self._is_graph_network:
-            return Functional.call(self, inputs, training=training)
+            # Functional's methods borrowed: once its graph is built, a Sequential has every
+            # attribute they read (init_graph set them), though it is not a Functional.
+            return Functional.call(cast(Functional, self), inputs, training=training)
         x = inputs
         for layer in self.layers:
             x = layer(x, training=training)
@@ -159,7 +169,7 @@ class Sequential(Model):
 
     def _check_spec(self, inputs: Any) -> None:
         if self._is_graph_network:
-            Functional._check_spec(self, inputs)
+            Functional._check_spec(cast(Functional, self), inputs)  # borrowed, as in call
 
     # Once its graph is built, a Sequential answers as a functional model.
     input = _graph_or_model('input')
@@ -174,7 +184,7 @@ class Sequential(Model):
         return owner.compute_output_spec(self, inputs, *args, **kwargs)
 
     def _flatten_call_inputs(self, inputs: Any) -> list:
-        return Functional._flatten_call_inputs(self, inputs)
+        return Functional._flatten_call_inputs(cast(Functional, self), inputs)  # as in call
 
     def get_config(self) -> dict:
         from chainlet.keras.engine import serialization

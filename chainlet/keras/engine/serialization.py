@@ -27,15 +27,18 @@ import struct
 import tokenize
 import zipfile
 import zlib
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, cast
 
 import numpy
 
 from chainlet import backend
-from chainlet.keras.engine.keras_tensor import KerasTensor
+from chainlet.keras.engine.keras_tensor import KerasHistory, KerasTensor
 from chainlet.keras.engine.tree import map_structure
 from chainlet.serializers import (CorruptFileError, DictionarySerializer, NpzDeserializer,
                                   atomic_path, read_safetensors, write_safetensors)
+
+if TYPE_CHECKING:
+    from chainlet.keras.engine.base_layer import Layer
 
 FORMAT_VERSION = 1
 
@@ -84,7 +87,8 @@ def _with_registry(custom_objects: Optional[dict]) -> dict:
 
 
 def _layer_class(class_name: str, custom_objects: Optional[dict],
-                 registered_name: Optional[str] = None, module: Optional[str] = None) -> type:
+                 registered_name: Optional[str] = None,
+                 module: Optional[str] = None) -> type[Layer]:
     from chainlet import keras
     from chainlet.keras.saving.object_registration import get_registered_object
     for key in (registered_name, class_name):
@@ -139,7 +143,8 @@ def deserialize_layer(config: dict, custom_objects: Optional[dict] = None) -> An
     cls = _layer_class(config['class_name'], custom_objects, config.get('registered_name'),
                        config.get('module'))
     cfg = dict(config.get('config') or {})
-    from_config = cls.from_config
+    # Callable[..., Any]: Model.from_config (and custom ones) also take custom_objects=.
+    from_config: Callable[..., Any] = cls.from_config
     with CustomObjectScope(custom_objects):
         if 'custom_objects' in inspect.signature(from_config).parameters:
             layer = from_config(cfg, custom_objects=_with_registry(custom_objects))
@@ -167,7 +172,8 @@ def _node_indexes(model: Any) -> dict:
 
 
 def _tensor_ref(t: KerasTensor, mapping: dict) -> list:
-    layer, node_index, tensor_index = t._keras_history
+    # a tensor of a model's graph was made by a layer, so it has a history
+    layer, node_index, tensor_index = cast(KerasHistory, t._keras_history)
     return [layer.name, mapping.get((id(layer), node_index), node_index), tensor_index]
 
 
@@ -474,7 +480,9 @@ def write_arrays(filepath: str, arrays: dict, where: str, config: Optional[str] 
 
 
 def _savez(f: Any, arrays: dict) -> None:
-    payload = {_MANIFEST: numpy.array(json.dumps(sorted(arrays)))}
+    # dict[str, Any]: the values are arrays; a narrower type makes mypy match **payload
+    # against savez's keyword parameters (allow_pickle: bool).
+    payload: dict[str, Any] = {_MANIFEST: numpy.array(json.dumps(sorted(arrays)))}
     payload.update((key, numpy.asarray(value)) for key, value in arrays.items())
     numpy.savez(f, **payload)
 

@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 import weakref
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 import numpy
 
@@ -122,7 +122,9 @@ class KerasVariable(Parameter):
     def path(self) -> str:
         """``'<layer name>/<variable name>'`` (just the name for a free variable)."""
         owner = self._owner() if self._owner is not None else None
-        return self.name if owner is None else f'{owner.name}/{self.name}'
+        # a KerasVariable is named by __init__ (``name or 'variable'``) and by add_weight
+        name = cast(str, self.name)
+        return name if owner is None else f'{owner.name}/{name}'
 
     def _attach(self, owner: Any) -> None:
         self._owner = weakref.ref(owner)

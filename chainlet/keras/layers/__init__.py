@@ -45,7 +45,7 @@ from chainlet.keras.saving.serialization_lib import (  # noqa: F401,E402
     serialize_keras_object as serialize)
 
 
-def deserialize(config: dict, custom_objects: dict = None):  # noqa: E302
+def deserialize(config: dict, custom_objects: dict | None = None):  # noqa: E302
     """A layer from :func:`serialize`'s config (``keras.layers.deserialize``); custom classes
     come from ``custom_objects``, a ``custom_object_scope`` or the registry."""
     from chainlet.keras.engine import serialization

@@ -134,7 +134,7 @@ class PReLU(Layer):
         self.alpha_regularizer = regularizers.get(alpha_regularizer)
         self.alpha_constraint = alpha_constraint
         if shared_axes is None:
-            self.shared_axes = None
+            self.shared_axes: Optional[list[int]] = None
         elif isinstance(shared_axes, int):
             self.shared_axes = [shared_axes]
         else:

@@ -17,13 +17,13 @@ value_shape, key_shape)``), not from the query's shape alone.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, cast
 
 import numpy
 
 import chainlet
 import chainlet.functions as F
-from chainlet import Variable, backend
+from chainlet import Parameter, Variable, backend
 from chainlet.keras import constraints, initializers, regularizers
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.engine.keras_tensor import KerasTensor
@@ -250,7 +250,8 @@ class MultiHeadAttention(Layer):
         self.built = True
 
     def get_build_config(self) -> Optional[dict]:
-        return None if not self.built else dict(self._build_shapes)
+        # built: build() has set _build_shapes
+        return None if not self.built else dict(cast(dict, self._build_shapes))
 
     def build_from_config(self, config: Optional[dict]) -> None:
         if config and not self.built:
@@ -351,8 +352,10 @@ class MultiHeadAttention(Layer):
         out = self.output_dense(out)
         return (out, scores) if return_attention_scores else out
 
-    def compute_output_spec(self, query: Any, value: Any, key: Any = None, *args: Any,
-                            return_attention_scores: bool = False, **kwargs: Any) -> Any:
+    # Keras's signature (query, value, key), not the base's (inputs, ...).
+    def compute_output_spec(  # type: ignore[override]
+            self, query: Any, value: Any, key: Any = None, *args: Any,
+            return_attention_scores: bool = False, **kwargs: Any) -> Any:
         self._build_from(query, value, key)
         out_tail = self._output_shape_arg or (query.shape[-1],)
         out = KerasTensor(query.shape[:-1] + tuple(out_tail), self._dtype)
@@ -525,8 +528,8 @@ class Attention(Layer):
         self.dropout = float(dropout)
         self.seed = seed
         self._rng = None if seed is None else numpy.random.default_rng(seed)
-        self.scale = None
-        self.concat_score_weight = None
+        self.scale: Optional[Parameter] = None
+        self.concat_score_weight: Optional[Parameter] = None
 
     def _validate(self, inputs: Any, mask: Any = None) -> None:
         cls = type(self).__name__
@@ -555,7 +558,7 @@ class Attention(Layer):
             return scores
         q = F.expand_dims(query, -2)
         k = F.expand_dims(key, -3)
-        q, k = F.broadcast(q, k)
+        q, k = cast(tuple, F.broadcast(q, k))  # two arguments: a tuple of two
         s = q + k
         if self.scale is not None:
             s = s * F.broadcast_to(self.scale, s.shape)
@@ -643,7 +646,8 @@ class AdditiveAttention(Attention):
         self.built = True
 
     def _scores(self, query: Any, key: Any) -> Any:
-        q, k = F.broadcast(F.expand_dims(query, -2), F.expand_dims(key, -3))
+        # two arguments: a tuple of two
+        q, k = cast(tuple, F.broadcast(F.expand_dims(query, -2), F.expand_dims(key, -3)))
         t = F.tanh(q + k)
         if self.scale is not None:
             t = t * F.broadcast_to(self.scale, t.shape)

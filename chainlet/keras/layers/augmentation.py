@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy
 
@@ -45,7 +45,7 @@ def _cfg(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def _range(layer: str, name: str, factor: Any, symmetric: bool = True) -> tuple:
+def _range(layer: str, name: str, factor: Any, symmetric: bool = True) -> tuple[float, float]:
     """``factor`` as ``(lower, upper)``: a number ``f`` is ``(-f, f)`` (``symmetric``)."""
     if isinstance(factor, numbers.Real) and not isinstance(factor, bool):
         low, high = (-float(factor), float(factor)) if symmetric else (0.0, float(factor))
@@ -256,6 +256,9 @@ class RandomFlip(_RandomLayer):
 
 
 class _AffineLayer(_RandomLayer):
+    # Each subclass defines it: the (n, 8) projective transforms of n images of h x w pixels.
+    _transforms: Callable[[int, int, int], numpy.ndarray]
+
     def __init__(self, fill_mode: str = 'reflect', interpolation: str = 'bilinear',
                  seed: Optional[int] = None, fill_value: float = 0.0, **kwargs: Any) -> None:
         super().__init__(seed=seed, **kwargs)
@@ -273,8 +276,8 @@ class _AffineLayer(_RandomLayer):
         if not training:
             return x
         n, h, w = x.shape[:3]
-        transforms = self._transforms(n, h, w)
-        transforms = Variable(x.xp.asarray(transforms.astype('float32')), requires_grad=False)
+        matrices = self._transforms(n, h, w)
+        transforms = Variable(x.xp.asarray(matrices.astype('float32')), requires_grad=False)
         return image_ops.affine_transform(x, transforms,
                                           interpolation=self.interpolation,
                                           fill_mode=self.fill_mode,

@@ -94,7 +94,7 @@ class _BaseConv(Layer):
     def _spatial(self, shape: Any) -> tuple:
         return tuple(shape[1:-1] if self.data_format == 'channels_last' else shape[2:])
 
-    def _with_spatial(self, input_shape: Any, spatial: tuple, channels: int) -> tuple:
+    def _with_spatial(self, input_shape: Any, spatial: tuple, channels: Optional[int]) -> tuple:
         if self.data_format == 'channels_last':
             return (input_shape[0],) + spatial + (channels,)
         return (input_shape[0], channels) + spatial
@@ -126,7 +126,7 @@ class _BaseConv(Layer):
                                self.dilation_rate))
         return self._with_spatial(input_shape, spatial, self._output_channels(input_shape))
 
-    def _output_channels(self, input_shape: Any) -> int:
+    def _output_channels(self, input_shape: Any) -> Optional[int]:
         return self.filters
 
     def get_config(self) -> dict:
@@ -141,6 +141,8 @@ class _BaseConv(Layer):
 
 
 class _Conv(_BaseConv):
+    filters: int  # never None here: only the depthwise layers pass None to _BaseConv
+
     def build(self, input_shape: Any) -> None:
         channels = self._input_channels(input_shape)
         if channels % self.groups:
@@ -265,6 +267,8 @@ def transpose_output_length(length: Optional[int], kernel: int, padding: str, st
 
 
 class _ConvTranspose(_BaseConv):
+    filters: int  # never None here: only the depthwise layers pass None to _BaseConv
+
     def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = 'valid',
                  output_padding: Any = None, data_format: Optional[str] = None,
                  dilation_rate: Any = 1, activation: Any = None, use_bias: bool = True,
@@ -437,7 +441,7 @@ class _DepthwiseConv(_BaseConv):
         y = self._depthwise(x, self.kernel, self.bias)
         return self.activation(from_channels_first(y, self.data_format))
 
-    def _output_channels(self, input_shape: Any) -> int:
+    def _output_channels(self, input_shape: Any) -> Optional[int]:
         channels = input_shape[self._channel_axis]
         return None if channels is None else channels * self.depth_multiplier
 
@@ -502,6 +506,8 @@ class DepthwiseConv2D(_DepthwiseConv):
 
 
 class _SeparableConv(_DepthwiseConv):
+    filters: int  # set by __init__ after _DepthwiseConv's None
+
     def __init__(self, filters: int, kernel_size: Any, strides: Any = 1,
                  padding: str = 'valid', data_format: Optional[str] = None,
                  dilation_rate: Any = 1, depth_multiplier: int = 1, activation: Any = None,

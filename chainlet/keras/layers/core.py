@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 import numpy
 
@@ -94,10 +94,11 @@ class Dropout(Layer):
         return y
 
     def _mask(self, x: Any) -> Any:
-        if len(self.noise_shape) != x.ndim:
-            raise ValueError(f'Dropout "{self.name}": noise_shape {self.noise_shape} must have '
+        noise_shape = cast(tuple, self.noise_shape)  # call() uses _mask only when it is set
+        if len(noise_shape) != x.ndim:
+            raise ValueError(f'Dropout "{self.name}": noise_shape {noise_shape} must have '
                              f'one entry per input axis; input shape {x.shape}')
-        shape = tuple(d if n is None else n for n, d in zip(self.noise_shape, x.shape))
+        shape = tuple(d if n is None else n for n, d in zip(noise_shape, x.shape))
         rng = self._rng if self._rng is not None else numpy.random
         keep = rng.random(shape) >= self.rate
         mask = numpy.broadcast_to(keep / (1.0 - self.rate), x.shape).astype(x.dtype)

@@ -7,7 +7,7 @@ and raise ``ValueError`` naming the layer and the shapes otherwise.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, cast
 
 import chainlet.functions as F
 from chainlet.keras.engine.base_layer import Layer
@@ -19,7 +19,8 @@ def _is_shape(value: Any) -> bool:
 
 def _as_list(layer: Layer, inputs: Any, exactly: Optional[int] = None) -> list:
     """The list of inputs (or of input shapes) of a merge layer, checked."""
-    where = f'{type(layer).__name__} "{layer.name}"'
+    # Layer.__init__ sets name through __dict__, out of mypy's sight.
+    where = f'{type(layer).__name__} "{cast(Any, layer).name}"'
     if not isinstance(inputs, (list, tuple)) or (_is_shape(inputs) and inputs):
         raise ValueError(f'{where}: a merge layer should be called on a list of inputs, got '
                          f'{type(inputs).__name__}')

@@ -1,13 +1,13 @@
 """``Operation``: the layer recorded when arithmetic or slicing is applied to KerasTensors."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import chainlet.functions as F
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.engine.keras_tensor import KerasTensor
 
-_OPS = {
+_OPS: dict[str, Callable[..., Any]] = {
     'add': lambda a, b: a + b, 'sub': lambda a, b: a - b, 'mul': lambda a, b: a * b,
     'div': lambda a, b: a / b, 'pow': lambda a, b: a ** b, 'matmul': lambda a, b: a @ b,
     'neg': lambda a: -a, 'abs': lambda a: F.absolute(a), 'getitem': lambda a, index: a[index],

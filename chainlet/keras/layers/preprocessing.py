@@ -244,9 +244,11 @@ class CategoryEncoding(Layer):
         if sparse:
             raise ValueError('CategoryEncoding: sparse=True is not supported (chainlet arrays '
                              'are dense)')
-        self.num_tokens = int(num_tokens)
-        self.output_mode = _check_mode('CategoryEncoding', output_mode,
-                                       ('one_hot', 'multi_hot', 'count'))
+        # Annotated: mypy defers this method (the numbers.Integral check) and would not know
+        # the attributes' types in the methods it checks first.
+        self.num_tokens: int = int(num_tokens)
+        self.output_mode: str = _check_mode('CategoryEncoding', output_mode,
+                                            ('one_hot', 'multi_hot', 'count'))
         self.sparse = False
 
     def call(self, inputs: Any) -> Any:
@@ -289,15 +291,17 @@ class _Lookup(Layer):
         if not isinstance(num_oov_indices, numbers.Integral) or num_oov_indices < 0:
             raise ValueError(f'{self._kind}: argument num_oov_indices: expected an int >= 0, '
                              f'got {num_oov_indices!r}')
-        self.output_mode = _check_mode(self._kind, output_mode, _OUTPUT_MODES)
+        # Annotated: mypy defers this method (the numbers.Integral check) and would not know
+        # the attributes' types in the methods it checks first.
+        self.output_mode: str = _check_mode(self._kind, output_mode, _OUTPUT_MODES)
         if invert and output_mode != 'int':
             raise ValueError(f'{self._kind}: invert=True needs output_mode="int", got '
                              f'{output_mode!r}')
-        self.max_tokens = max_tokens
-        self.num_oov_indices = int(num_oov_indices)
-        self.mask_token = mask_token
-        self.oov_token = oov_token
-        self.invert = bool(invert)
+        self.max_tokens: Optional[int] = max_tokens
+        self.num_oov_indices: int = int(num_oov_indices)
+        self.mask_token: Any = mask_token
+        self.oov_token: Any = oov_token
+        self.invert: bool = bool(invert)
         self._vocabulary: list = []
         if vocabulary is not None:
             self.set_vocabulary(vocabulary)
@@ -564,7 +568,7 @@ class TextVectorization(Layer):
         self._lookup = StringLookup(max_tokens=max_tokens,
                                     mask_token='' if output_mode == 'int' else None,
                                     output_mode='int', name=f'{self.name}_lookup')
-        self._idf = None
+        self._idf: Optional[numpy.ndarray] = None
         if vocabulary is not None:
             self.set_vocabulary(vocabulary, idf_weights)
 
@@ -590,7 +594,7 @@ class TextVectorization(Layer):
             tokens = [text]
         if self.ngrams is None:
             return tokens
-        out = []
+        out: list[str] = []
         for n in self.ngrams:
             out.extend(' '.join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
         return out

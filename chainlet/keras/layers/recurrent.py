@@ -9,7 +9,7 @@ Weights use Keras's layouts and gate orders: ``kernel`` ``(features, gates * uni
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional, cast
 
 import numpy
 
@@ -32,6 +32,8 @@ class _RNN(Layer):
 
     _gates = 1
     _n_states = 1
+    _step: Callable[[Any, Any, list], tuple]  # defined by each subclass (see above)
+    input_spec: Optional[InputSpec]  # set by __init__ and build; a cell (rnn_cells) clears it
 
     def __init__(self, units: int, activation: Any = 'tanh', use_bias: bool = True,
                  kernel_initializer: Any = 'glorot_uniform',
@@ -73,7 +75,8 @@ class _RNN(Layer):
         self.return_sequences, self.return_state = bool(return_sequences), bool(return_state)
         self.go_backwards, self.unroll = bool(go_backwards), bool(unroll)
         self.stateful = bool(stateful)
-        self.states = None   # the carried states of a stateful layer (arrays), see call()
+        # the carried states of a stateful layer (arrays), see call()
+        self.states: Optional[list] = None
         self.zero_output_for_mask = bool(zero_output_for_mask)
         self.input_spec = InputSpec(ndim=3)
 
@@ -423,7 +426,8 @@ def deserialize_layer(config: dict, custom_objects: Optional[dict] = None) -> La
     if not (isinstance(cls, type) and issubclass(cls, Layer)):
         raise ValueError(f'Unknown layer class {name!r}: pass it in custom_objects')
     if 'custom_objects' in inspect.signature(cls.from_config).parameters:
-        return cls.from_config(config['config'], custom_objects=custom_objects)
+        # a from_config that takes custom_objects (checked just above), unlike Layer's
+        return cast(Any, cls).from_config(config['config'], custom_objects=custom_objects)
     return cls.from_config(config['config'])
 
 
@@ -464,12 +468,13 @@ class Bidirectional(Layer):
                              f'of {list(self._MODES)}, got {merge_mode!r}')
         config = layer.get_config()
         config['name'] = 'forward_' + layer.name
-        self.forward_layer = type(layer).from_config(config)
+        # from_config of a recurrent layer's class makes one of that class
+        self.forward_layer = cast(_RNN, type(layer).from_config(config))
         if backward_layer is None:
             config = layer.get_config()
             config['name'] = 'backward_' + layer.name
             config['go_backwards'] = not config['go_backwards']
-            backward_layer = type(layer).from_config(config)
+            backward_layer = cast(_RNN, type(layer).from_config(config))
         elif not isinstance(backward_layer, _RNN):
             raise ValueError(f'Bidirectional "{self.name}": argument backward_layer: expected '
                              f'a recurrent layer, got {type(backward_layer).__name__}')
@@ -508,6 +513,7 @@ class Bidirectional(Layer):
             bw, bw_states = bw[0], bw[1:]
         if self.return_sequences:
             bw = F.flip(bw, 1)
+        out: Any  # a Variable, or the list [fw, bw] when merge_mode is None
         if self.merge_mode == 'concat':
             out = F.concat([fw, bw], axis=-1)
         elif self.merge_mode == 'sum':

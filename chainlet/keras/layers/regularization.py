@@ -17,7 +17,7 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy
 
@@ -176,7 +176,7 @@ class ActivityRegularization(Layer):
         self.l2 = float(l2)
 
     def call(self, inputs: Any) -> Any:
-        penalty = 0.0
+        penalty: Union[float, Variable] = 0.0
         if self.l1:
             penalty = penalty + self.l1 * F.sum(F.absolute(inputs))
         if self.l2:

@@ -123,7 +123,7 @@ def _pairs(value: Any, rank: int, arg: str, where: str) -> tuple:
         return ((int(value), int(value)),) * rank
     value = tuple(value)
     if rank == 1 and len(value) == 2 and all(isinstance(v, (int, numpy.integer)) for v in value):
-        pairs = (tuple(int(v) for v in value),)
+        pairs: tuple[tuple[int, ...], ...] = (tuple(int(v) for v in value),)
     elif len(value) == rank and all(isinstance(v, (int, numpy.integer)) for v in value):
         pairs = tuple((int(v), int(v)) for v in value)
     elif len(value) == rank:
@@ -172,6 +172,7 @@ class ZeroPadding1D(_Spatial):
         (1, 6, 2)
     """
     rank = 1
+    padding: tuple[tuple[int, int], ...]  # set by _Spatial.__init__ (setattr of _arg)
 
     def __init__(self, padding: Any = 1, **kwargs: Any) -> None:
         super().__init__(padding, **kwargs)
@@ -204,6 +205,7 @@ class ZeroPadding2D(_Spatial):
         >>> keras.layers.ZeroPadding2D(((1, 0), (2, 1)))(np.ones((1, 3, 3, 2))).shape
         (1, 4, 6, 2)
     """
+    padding: tuple[tuple[int, int], ...]  # set by _Spatial.__init__ (setattr of _arg)
 
     def __init__(self, padding: Any = (1, 1), data_format: Optional[str] = None,
                  **kwargs: Any) -> None:
@@ -233,6 +235,7 @@ class Cropping1D(_Spatial):
     """
     rank = 1
     _arg = 'cropping'
+    cropping: tuple[tuple[int, int], ...]  # set by _Spatial.__init__ (setattr of _arg)
 
     def __init__(self, cropping: Any = (1, 1), **kwargs: Any) -> None:
         super().__init__(cropping, **kwargs)
@@ -267,6 +270,7 @@ class Cropping2D(_Spatial):
         (1, 4, 2, 2)
     """
     _arg = 'cropping'
+    cropping: tuple[tuple[int, int], ...]  # set by _Spatial.__init__ (setattr of _arg)
 
     def __init__(self, cropping: Any = ((0, 0), (0, 0)), data_format: Optional[str] = None,
                  **kwargs: Any) -> None:

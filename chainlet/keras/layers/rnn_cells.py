@@ -21,7 +21,7 @@ Example:
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import chainlet.functions as F
 from chainlet import Variable
@@ -35,7 +35,15 @@ from chainlet.keras.tree import map_structure, pack_sequence_as
 __all__ = ['GRUCell', 'LSTMCell', 'RNN', 'SimpleRNNCell', 'StackedRNNCells']
 
 
-class _Cell:
+if TYPE_CHECKING:
+    # For mypy, the mixin is the recurrent layer it is mixed into (its attributes, super()).
+    from chainlet.keras.layers.recurrent import _RNN
+    _CellBase = _RNN
+else:
+    _CellBase = object
+
+
+class _Cell(_CellBase):
     """Turns a recurrent layer class into its one-step cell (same weights and step)."""
 
     def __init__(self, units: int, *args: Any, **kwargs: Any) -> None:
@@ -54,7 +62,9 @@ class _Cell:
     def output_size(self) -> int:
         return self.units
 
-    def call(self, inputs: Any, states: Any, training: Optional[bool] = None) -> Any:
+    # Keras's cell signature (inputs, states), not the recurrent layer's (sequences, ...).
+    def call(self, inputs: Any, states: Any,  # type: ignore[override]
+             training: Optional[bool] = None) -> Any:
         states = list(states) if isinstance(states, (list, tuple)) else [states]
         xw = F.linear(inputs, F.transpose(self.kernel), self._input_bias())
         output, new_states = self._step(xw, states[0], states)
@@ -110,7 +120,7 @@ class StackedRNNCells(Layer):
         cells: The cells.
     """
 
-    def __init__(self, cells: list, **kwargs: Any) -> None:
+    def __init__(self, cells: Sequence[Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.cells = list(cells)
 
@@ -188,7 +198,7 @@ class RNN(Layer):
         self.return_sequences, self.return_state = bool(return_sequences), bool(return_state)
         self.go_backwards, self.unroll = bool(go_backwards), bool(unroll)
         self.stateful = bool(stateful)
-        self.states = None   # the carried states of a stateful layer (arrays)
+        self.states: Optional[list] = None   # the carried states of a stateful layer (arrays)
         self.zero_output_for_mask = bool(zero_output_for_mask)
 
     def build(self, input_shape: Any) -> None:
