@@ -67,7 +67,9 @@ def broadcast_to(x: Any, shape: Sequence[int]) -> Variable:
                [1., 2.]])
     """
     shape = tuple(shape)
-    data = x._data if type(x) is Variable else check_array('broadcast_to', 'x', x)
+    data = x._data if type(x) is Variable else None
+    if data is None:  # not a Variable, or one without an array
+        data = check_array('broadcast_to', 'x', x)
     if data.shape == shape:
         return x if isinstance(x, Variable) else Variable(x, requires_grad=False)
     return BroadcastTo(shape).apply((x,))[0]

@@ -88,6 +88,15 @@ def test_broadcast_to_same_shape_and_errors():
     with pytest.raises(ValueError, match=r'broadcast_to: argument shape: cannot broadcast an '
                                          r'array of shape \(3,\) to shape \(2, 2\)'):
         F.broadcast_to(np.zeros(3), (2, 2))
+    with pytest.raises(ValueError, match=r'cannot broadcast an array of shape \(3,\) to shape '
+                                         r'\(3, 2\)'):
+        F.broadcast_to(x, (3, 2))
+    with pytest.raises(TypeError, match='broadcast_to: argument x: expected a Variable or an '
+                                        'ndarray, got Variable'):
+        F.broadcast_to(chainlet.Variable(None), (2,))  # a Variable without an array
+    # a size-one axis broadcasts, a leading axis is added, a NumPy integer is a size
+    np.testing.assert_array_equal(F.broadcast_to(np.ones((1, 3)), (2, np.int64(2), 3)).array,
+                                  np.ones((2, 2, 3)))
 
 
 @pytest.mark.parametrize('shape', [(-1, 3), ('a', 3), (2.0, 3)])
