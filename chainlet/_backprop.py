@@ -415,13 +415,11 @@ def _initial_grad(var: Variable, what: str) -> Variable:
 
 
 def _ones_like(data: Any) -> Variable:
-    if type(data) is numpy.ndarray:
+    if isinstance(data, numpy.ndarray):
         # numpy.ones_like costs 0.7 us for a 0-d loss, five times numpy.array (same result:
         # the subclass and memory order it would keep do not matter for a new gradient)
         return _from_output(numpy.array(1, data.dtype) if data.ndim == 0 else
                             numpy.ones(data.shape, data.dtype), False)
-    if isinstance(data, numpy.ndarray):
-        return _from_output(numpy.ones_like(data), False)
     with data.device:  # CuPy allocates on the current device, not the array's
         return Variable(backend.get_array_module(data).ones_like(data), requires_grad=False)
 
@@ -639,30 +637,30 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
     # The gradient table starts with the outputs' gradients and the inputs' given gradients
     # (grad_inputs): a given gradient of an input that lies on the path to another input flows
     # on to it, as in Chainer.
-    nodes, grads = [], []
-    for i, (y, gy) in enumerate(zip(outputs, grad_outputs)):
-        node = y._node
-        if node.creator_node is None:
-            if node not in {x._node for x in inputs}:
-                raise RuntimeError(
-                    f'grad: outputs[{i}] has no computational graph (it has no creator). If it '
-                    f'is a gradient, compute that gradient with enable_double_backprop=True; '
-                    f'otherwise check that it was computed from the inputs with backprop enabled')
-            if node not in targets:
-                continue
-        nodes.append(node)
-        # As in Chainer: a missing output gradient is ones, whatever the output's shape.
-        grads.append(_ones_like(y._data) if gy is None else gy)
-    n_seeds = len(grads)  # the outputs' (loss_scale scales them, not grad_inputs)
-    for x, g in zip(inputs, grad_inputs):
-        if g is not None and x._node in targets:
-            nodes.append(x._node)
-            grads.append(g)
-    if nodes:
-        with _backward_mode(enable_double_backprop) as debug:
-            if loss_scale is not None:  # recorded for double backprop
-                grads = [g * loss_scale for g in grads[:n_seeds]] + grads[n_seeds:]
-            _run(nodes, grads, enable_double_backprop, retain_grad, debug, targets)
+    # Inside the backward mode from the start, so that a loss scale is recorded for double
+    # backprop like the rest of the gradient computation.
+    with _backward_mode(enable_double_backprop) as debug:
+        nodes, grads = [], []
+        for i, (y, gy) in enumerate(zip(outputs, grad_outputs)):
+            node = y._node
+            if node.creator_node is None:
+                if node not in {x._node for x in inputs}:
+                    raise RuntimeError(
+                        f'grad: outputs[{i}] has no computational graph (it has no creator). If '
+                        f'it is a gradient, compute that gradient with enable_double_backprop='
+                        f'True; otherwise check that it was computed from the inputs with '
+                        f'backprop enabled')
+                if node not in targets:
+                    continue
+            nodes.append(node)
+            # As in Chainer: a missing output gradient is ones, whatever the output's shape.
+            gy = _ones_like(y._data) if gy is None else gy
+            grads.append(gy if loss_scale is None else gy * loss_scale)
+        for x, g in zip(inputs, grad_inputs):  # not scaled
+            if g is not None and x._node in targets:
+                nodes.append(x._node)
+                grads.append(g)
+        _run(nodes, grads, enable_double_backprop, retain_grad, debug, targets)
 
     results = [targets.get(x._node) for x in inputs]
     if set_grad:

@@ -26,7 +26,7 @@ class BroadcastTo(FunctionNode):
         # Loops rather than any(...): the generators cost more than the tests (a summed
         # gradient is broadcast back by every sum's backward).
         for s in shape:
-            if type(s) is not int and not isinstance(s, (int, numpy.integer)) or s < 0:
+            if not isinstance(s, (int, numpy.integer)) or s < 0:
                 ok = False
         if ok and lead < len(shape):
             for a, s in zip(x.shape, shape[lead:]):
