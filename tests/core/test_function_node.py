@@ -1,4 +1,5 @@
 import gc
+import sys
 import weakref
 
 import numpy as np
@@ -296,3 +297,41 @@ def test_a_node_may_have_its_own_forward_helper_named_like_the_engine_s():
     with chainlet.using_config('debug', True):
         y, = Twice().apply((x,))
     np.testing.assert_array_equal(y.array, x * 2)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason='no specializing interpreter to feed')
+def test_each_function_class_runs_its_own_copy_of_the_hot_methods():
+    # One copy of apply's code per class keeps CPython's inline caches on one type; the copies
+    # must still be FunctionNode's methods in every way a user can see.
+    from chainlet.function_node import _HOT_METHODS
+
+    class Sub(Square):  # a subclass of a concrete function gets a copy of its own too
+        pass
+
+    class OwnApply(FunctionNode):
+        def apply(self, inputs):
+            return super().apply(inputs)
+
+        def forward(self, inputs):
+            return inputs[0] * 2,
+
+    class UnderOwnApply(OwnApply):
+        pass
+
+    for name in _HOT_METHODS:
+        base = FunctionNode.__dict__[name]
+        copies = [Square.__dict__[name], Sub.__dict__[name]]
+        for copy_ in copies:
+            assert copy_ is not base and copy_.__code__ is not base.__code__
+            assert copy_.__code__.co_code == base.__code__.co_code
+            assert (copy_.__qualname__, copy_.__doc__, copy_.__module__) == \
+                (base.__qualname__, base.__doc__, base.__module__)
+        assert copies[0] is not copies[1]
+    assert UnderOwnApply.apply is OwnApply.__dict__['apply']  # an override stays
+    x = Variable(np.array([1.5, -2.0]))
+    y, = Sub().apply((x,))
+    y.grad = np.ones(2)
+    y.backward()
+    np.testing.assert_array_equal(x.grad, 2 * x.array)
+    z, = UnderOwnApply().apply((x,))
+    assert z.creator.inputs[0] is x.node
