@@ -147,7 +147,7 @@ def _own_hot_code(cls: type) -> None:
     class in turn (tanh, then pow, then sum, ...), so its reads of ``self._inputs``,
     ``self.forward`` and the like miss their caches and take the generic path: a mix of six
     unary ops cost 1.21x the same ops one kind at a time. A copy of the code per class keeps
-    each copy's caches on one type (1.08x); the functions are the same in every other way. The
+    each copy's caches on one type (1.06x); the functions are the same in every other way. The
     copies cost about 1 KB per method and class (2 MB for the library's 226 function classes).
     """
     if sys.version_info < (3, 11):  # no specializing interpreter
