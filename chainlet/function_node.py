@@ -378,7 +378,10 @@ class FunctionNode:
         if len(outputs) == 1:  # the common case, without the lists
             v = _from_output(outputs[0], requires_grad, self, rank)
             ret: tuple = (v,)
-            self._outputs = _weakref(v._node)
+            out = v._node
+            if out.shape == self._inputs[0].shape:  # see _link_one
+                out.shape = self._inputs[0].shape
+            self._outputs = _weakref(out)
         else:
             made = []
             out_refs = []
@@ -400,7 +403,12 @@ class FunctionNode:
         self._inputs = node
         self.rank = rank = node.rank
         v = _from_output(outputs[0], requires_grad, self, rank + 1)
-        self._outputs = _weakref(v._node)
+        out = v._node
+        # An elementwise op's output node shares its input's shape tuple: the fresh one from
+        # ``.shape`` would be one more object per op for the cyclic GC while the graph lives.
+        if out.shape == node.shape:
+            out.shape = node.shape
+        self._outputs = _weakref(out)
         if self._input_indexes_to_retain is not None or \
                 self._output_indexes_to_retain is not None:
             self._retain((v,), in_data, outputs)
