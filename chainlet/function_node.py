@@ -422,9 +422,14 @@ class FunctionNode:
                 inputs = (inputs,)
             for i in self._input_indexes_to_retain:
                 inputs[i].data = in_data[i]
-        if self._output_indexes_to_retain is not None:
+        indexes = self._output_indexes_to_retain
+        if indexes is not None:
+            if indexes == (0,) and len(outputs) == 1:  # the usual case: forward's own tuple
+                ret[0]._node.data = outputs[0]
+                self._retained_output_data = outputs
+                return
             kept = []
-            for i in self._output_indexes_to_retain:
+            for i in indexes:
                 ret[i]._node.data = outputs[i]
                 kept.append(outputs[i])
             self._retained_output_data = tuple(kept)
