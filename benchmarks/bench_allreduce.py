@@ -37,7 +37,7 @@ def _relaunch(n: int) -> int:
     local = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
     mpiexec = local if os.path.exists(local) else shutil.which('mpiexec')
     if mpiexec is None:
-        sys.exit('bench_allreduce: no mpiexec found; pip install "chainlet[mpi]"')
+        sys.exit('bench_allreduce: no mpiexec found; pip install "chainlet-dl[mpi]"')
     return subprocess.call([mpiexec, '-n', str(n), sys.executable, *sys.argv])
 
 

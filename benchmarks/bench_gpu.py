@@ -67,7 +67,7 @@ def load_cupy(device_id: int):
         import cupy
     except ImportError:
         sys.exit('bench_gpu: CuPy is not installed, so there is no GPU to benchmark; install '
-                 'the extra: pip install "chainlet[cuda13]" (or "chainlet[cuda12]"), or set '
+                 'the extra: pip install "chainlet-dl[cuda13]" (or "chainlet-dl[cuda12]"), or set '
                  'CHAINLET_EMULATE_CUPY=1 to run on the CPU stand-in')
     count = backend.device_count()
     if count == 0:

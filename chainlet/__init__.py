@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 from typing import Any
 
@@ -70,6 +71,10 @@ _LAZY = {
     'distribution': 'chainlet.distribution',
     'graph_optimizations': 'chainlet.graph_optimizations',
     'types': 'chainlet.types',
+    # Optional-dependency packages: ``chainlet.onnx.export`` works after ``import chainlet``
+    # (as ``torch.onnx`` does) and imports onnx only when it is called.
+    'onnx': 'chainlet.onnx',
+    'exporters': 'chainlet.exporters',
 }
 
 
@@ -92,6 +97,7 @@ _LAZY_ATTRS = {
     'register_kl': 'chainlet.distribution', 'cross_entropy': 'chainlet.distribution',
     'static_graph': 'chainlet.graph_optimizations.static_graph',
     'static_code': 'chainlet.graph_optimizations.static_graph_utilities',
+    '_get_link_hooks': 'chainlet.link_hook',
 }
 
 
@@ -102,9 +108,15 @@ def __getattr__(name: str) -> Any:
     module = _LAZY_ATTRS.get(name)
     if module is not None:
         return getattr(importlib.import_module(module), name)
-    if name == 'serializer':  # Chainer's module holding Serializer and Deserializer
-        return importlib.import_module('chainlet.serializers')
+    # Any other public submodule (chainlet.optimizer, chainlet.initializer, ...) loads on first
+    # use too, so that ``chainlet.X`` never depends on whether something imported X before.
+    if not name.startswith('_') and importlib.util.find_spec(f'chainlet.{name}') is not None:
+        return importlib.import_module(f'chainlet.{name}')
     raise AttributeError(f'module chainlet has no attribute {name!r}')
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_ATTRS))
 
 
 class _FallbackType:

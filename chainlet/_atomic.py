@@ -168,6 +168,8 @@ def atomic_path(path: PathLike, keep_extension: bool = False) -> Iterator[str]:
 
     Raises:
         FileNotFoundError: The folder of ``path`` does not exist (the message names it).
+        OSError: Writing the temporary file failed (a full disk, a file-size limit): raised
+            again with ``path`` as its file name, after the temporary file is removed.
 
     Example:
         >>> import os, tempfile
@@ -198,16 +200,29 @@ def atomic_path(path: PathLike, keep_extension: bool = False) -> Iterator[str]:
     except FileNotFoundError as e:
         raise FileNotFoundError(e.errno, f'cannot write {shown!r}: the folder {directory!r} '
                                 f'does not exist', shown) from None
+    # The mode open() would give a new file (0o666 & ~umask; a default ACL applied too). Some
+    # writers replace the file at the name they are given (safetensors' save_file leaves
+    # 0o600), so the mode is set again before the rename.
+    new_mode = stat.S_IMODE(os.fstat(fd).st_mode)
     os.close(fd)
     try:
-        yield tmp
+        try:
+            yield tmp
+        except OSError as e:
+            if e.errno is None or e.filename not in (None, tmp):
+                raise  # not the write itself (another file, a library's own error)
+            # Name the target, not the temporary file (or nothing, as a full disk reports it).
+            raise OSError(e.errno, e.strerror, shown) from e
         if not os.path.exists(tmp):
             raise RuntimeError(f'atomic write of {shown!r}: the temporary file {tmp!r} was '
                                f'removed before it could replace the target')
         _fsync_path(tmp)
+        mode = new_mode
         with contextlib.suppress(OSError):
             if os.path.exists(target):  # keep the permissions of the file being replaced
-                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+                mode = stat.S_IMODE(os.stat(target).st_mode)
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -441,7 +441,7 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
         var._grad_var = gy
     with _backward_mode(enable_double_backprop) as debug:
         leaves = _run((node,), (gy,), enable_double_backprop, retain_grad, debug)
-        _store_leaf_grads(leaves, (gy,))
+        (_store_leaf_grads_debug if debug else _store_leaf_grads)(leaves, (gy,))
 
 
 def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable]) -> None:
@@ -467,6 +467,17 @@ def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable]) -> None:
             g = _as_var(g)
         given.add(id(g._data))
         holder._grad_var = g
+
+
+def _store_leaf_grads_debug(leaves: dict, output_grads: Sequence[Variable]) -> None:
+    """:func:`_store_leaf_grads` in debug mode: warn where a gradient is added to one that a
+    previous backward left (a forgotten ``cleargrads()``), a check the normal path skips."""
+    holders = [node._grad_holder() for node in leaves if node.creator_node is None]
+    holders = [h for h in holders if h is not None]
+    _debug.warn_accumulation(holders)
+    _store_leaf_grads(leaves, output_grads)
+    for h in holders:
+        _debug.note_backward_grad(h, h._grad_var)
 
 
 def _needs_copy(d: Any, given: set, out_data: list) -> bool:
@@ -533,7 +544,7 @@ def backward(outputs: Any, grad_outputs: Any = None, *,
     nodes, grads = zip(*pairs)
     with _backward_mode(enable_double_backprop) as debug:
         leaves = _run(nodes, grads, enable_double_backprop, False, debug)
-        _store_leaf_grads(leaves, grads)
+        (_store_leaf_grads_debug if debug else _store_leaf_grads)(leaves, grads)
 
 
 def _check_variables(arg: Any, name: str) -> list:

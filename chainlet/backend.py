@@ -19,7 +19,7 @@ from typing import Any
 import numpy
 
 _INSTALL_HINT = ('install the CUDA extra that matches your toolkit: '
-                 'pip install "chainlet[cuda12]" or pip install "chainlet[cuda13]"')
+                 'pip install "chainlet-dl[cuda12]" or pip install "chainlet-dl[cuda13]"')
 
 
 def _cupy_if_loaded() -> ModuleType | None:
@@ -314,9 +314,16 @@ _LAZY = {'Intel64Device': 'chainlet.backends.intel64',
          'to_chx': 'chainlet.backends._chainerx', 'from_chx': 'chainlet.backends._chainerx'}
 
 
+# Chainer's `chainer.backend` also exposes its CUDA module (`from chainer.backend import cuda`,
+# as ChainerMN does); it is a module, so it is returned itself rather than an attribute of it.
+_LAZY_MODULES = {'cuda': 'chainlet.backends.cuda', 'intel64': 'chainlet.backends.intel64'}
+
+
 def __getattr__(name: str) -> Any:
+    import importlib
+    if name in _LAZY_MODULES:
+        return importlib.import_module(_LAZY_MODULES[name])
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f'module chainlet.backend has no attribute {name!r}')
-    import importlib
     return getattr(importlib.import_module(module), name)

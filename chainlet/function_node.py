@@ -298,18 +298,23 @@ class FunctionNode:
         else:
             in_data, requires_grad, all_numpy = _gather(inputs)
         gpu = None if all_numpy else self._device_of(inputs, in_data)
-        if local.get('type_check', _global_config.type_check):
-            self._check_arrays(in_data)
-        if _function_hooks.active or self._local_function_hooks or \
-                local.get('debug', _global_config.debug):
-            outputs = self._forward_observed(in_data, gpu)
-        elif gpu is None:
-            outputs = self.forward(in_data)
-            if type(outputs) is not tuple or type(outputs[0] if outputs else None) \
-                    is not _ndarray or len(outputs) > 1:
-                outputs = self._checked_outputs(outputs)
-        else:
-            outputs = self._forward_on_device(in_data, gpu)
+        try:  # free unless raised (Python 3.11+): see _not_an_array
+            if local.get('type_check', _global_config.type_check):
+                self._check_arrays(in_data)
+            if _function_hooks.active or self._local_function_hooks or \
+                    local.get('debug', _global_config.debug):
+                outputs = self._forward_observed(in_data, gpu)
+            elif gpu is None:
+                outputs = self.forward(in_data)
+                if type(outputs) is not tuple or type(outputs[0] if outputs else None) \
+                        is not _ndarray or len(outputs) > 1:
+                    outputs = self._checked_outputs(outputs)
+            else:
+                outputs = self._forward_on_device(in_data, gpu)
+        except (AttributeError, IndexError, KeyError) as e:
+            if all_numpy:
+                raise
+            raise self._not_an_array(in_data, e)
         # As in Chainer, the graph is linked whenever backprop is on, even for constant inputs
         # (``y.creator`` is there to inspect); backward skips what requires no gradient.
         if not local.get('enable_backprop', _global_config.enable_backprop):
@@ -320,6 +325,20 @@ class FunctionNode:
         if type(x) is Variable and len(outputs) == 1:
             return self._link_one(x._node, in_data, outputs, requires_grad)
         return self._link(inputs, in_data, outputs, requires_grad)
+
+    def _not_an_array(self, in_data: tuple, error: Exception) -> Exception:
+        """The error to raise for ``error``, which a check or forward raised on inputs that are
+        not all NumPy arrays: a ``TypeError`` naming this function and the input where an input
+        is ``None`` (``_device_of`` lets it through: Chainer's missing optional input) or
+        otherwise no array, so that ``F.exp(None)`` does not end in a bare ``AttributeError``
+        from deep inside the check. ``error`` itself when every input is an array."""
+        for i, d in enumerate(in_data):
+            if not backend.is_array(d):
+                exc = TypeError(f'{self.label}: input {i} must be a Variable or an ndarray, '
+                                f'got {type(d).__name__}')
+                exc.__cause__ = error
+                return exc
+        return error
 
     def _forward_on_device(self, in_data: tuple, gpu: Any) -> tuple:
         """Run forward (``forward_gpu`` on the inputs' GPU when the class has one)."""

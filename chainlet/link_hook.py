@@ -34,6 +34,11 @@ def get_link_hooks() -> collections.OrderedDict:
     return _hooks.links.hooks
 
 
+# Chainer's private name for the same function (``chainer._get_link_hooks()``), which libraries
+# built on Chainer call (Chainer Chemistry's saliency calculators).
+_get_link_hooks = get_link_hooks
+
+
 def any_link_hooks_registered() -> bool:
     """Whether a thread-wide link hook is registered in any thread: a cheap test (one integer)
     for code that calls links its own way and must otherwise skip :func:`get_link_hooks`."""

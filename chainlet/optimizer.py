@@ -25,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import inspect
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
@@ -422,6 +423,55 @@ def _is_float16_array(value: Any) -> bool:
     return backend.is_array(value) and value.dtype == numpy.float16
 
 
+# Keras's and PyTorch's names of hyperparameters, and the names Chainer gives them: an optimizer
+# called with one of the former gets a TypeError that names the latter (issue 32).
+_OTHER_NAMES = {
+    'lr': ('alpha',), 'learning_rate': ('lr', 'alpha'), 'epsilon': ('eps',),
+    'beta_1': ('beta1',), 'beta_2': ('beta2',), 'rho': ('alpha',),
+    'weight_decay': ('weight_decay_rate',),
+}
+# What differs beyond the name.
+_NOTES = {
+    'weight_decay_rate': ' (decoupled weight decay, as in AdamW; for an L2 term add '
+                         'chainlet.optimizer_hooks.WeightDecay(rate) after setup)',
+}
+_HOOK_HINTS = {
+    'betas': 'pass beta1=... and beta2=... (Chainer takes them apart, not as a betas tuple)',
+    'weight_decay': 'add a hook after setup: optimizer.add_hook('
+                    'chainlet.optimizer_hooks.WeightDecay(rate))',
+    'clipnorm': 'add a hook after setup: optimizer.add_hook('
+                'chainlet.optimizer_hooks.GradientClipping(threshold))',
+    'clipvalue': 'add a hook after setup: optimizer.add_hook('
+                 'chainlet.optimizer_hooks.GradientHardClipping(-value, value))',
+    'momentum': 'SGD with momentum is chainlet.optimizers.MomentumSGD(lr, momentum)',
+    'nesterov': 'SGD with Nesterov momentum is chainlet.optimizers.NesterovAG(lr, momentum)',
+    'amsgrad': 'use chainlet.optimizers.AMSGrad or Adam(amsgrad=True)',
+}
+
+
+def _check_keyword_names(cls: type, kwargs: dict) -> None:
+    """Raise a TypeError naming Chainer's argument when a Keras/PyTorch name is given."""
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    accepted = [n for n in params if n != 'self']
+    for name in kwargs:
+        if name in params:
+            continue
+        ours = next((n for n in _OTHER_NAMES.get(name, ()) if n in params), None)
+        if ours is not None:
+            hint = (f'Chainer\'s {cls.__name__} calls it {ours!r}: {cls.__name__}({ours}=...)'
+                    + _NOTES.get(ours, ''))
+        elif name in ('lr', 'learning_rate'):
+            hint = f'Chainer\'s {cls.__name__} has no learning rate'
+        elif name in _HOOK_HINTS:
+            hint = _HOOK_HINTS[name]
+        else:
+            hint = 'check the spelling'
+        raise TypeError(f'{cls.__name__}: unexpected keyword argument {name!r}; {hint} '
+                        f'(its arguments: {", ".join(accepted) or "none"})')
+
+
 class Optimizer:
     """Base class of optimizers: a target link, an update count, an epoch count and hooks.
 
@@ -446,6 +496,11 @@ class Optimizer:
     _loss_scale_max = 65504.0  # the largest float16
     _loss_scaling_is_dynamic = False
     _loss_scaling_isnan = False
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> 'Optimizer':
+        if kwargs:  # Python's own TypeError would not say what Chainer calls the argument
+            _check_keyword_names(cls, kwargs)
+        return super().__new__(cls)
 
     def setup(self, link: Any) -> 'Optimizer':
         """Set ``link`` as the target and reset counters and hooks; returns ``self``."""

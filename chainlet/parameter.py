@@ -22,7 +22,7 @@ from typing import Any, Optional, Sequence, Union, cast
 import numpy
 
 from chainlet import backend
-from chainlet.variable import Variable
+from chainlet.variable import Variable, _check_layout
 
 
 class Parameter(Variable):
@@ -33,6 +33,7 @@ class Parameter(Variable):
         shape: Shape to initialize now; ``None`` defers initialization (lazy parameters, e.g. a
             ``Linear`` whose input size is inferred from the first batch).
         name: Optional name.
+        layout: Chainer 7.8's memory layout; only ``None`` (the standard one) is supported.
 
     Attributes:
         initializer: How the data is (re)generated.
@@ -45,8 +46,10 @@ class Parameter(Variable):
                  '_loss_scale')
 
     def __init__(self, initializer: Any = None, shape: Union[int, Sequence[int], None] = None,
-                 name: Optional[str] = None) -> None:
+                 name: Optional[str] = None, layout: Any = None) -> None:
         from chainlet import initializers
+        if layout is not None:
+            _check_layout(layout, 'Parameter')
         self.update_rule: Any = None
         self._gpu_id = -1
         self._grad_initializer: Any = None  # an initializer, or None

@@ -93,18 +93,37 @@ def argument(func: str, name: str, x: Any, *, ndim: Optional[int] = None,
             raise fail(func, name, f'shape {want}', str(x.shape))
 
 
+def array_input(func: str, name: str, x: Any) -> None:
+    """Check that ``x`` is a Variable with data or an array, for the wrappers that read its
+    ``.shape`` before applying a function (where ``None`` or a list would end in a bare
+    ``AttributeError``)."""
+    if not hasattr(x, 'dtype'):
+        got = 'a Variable without data' if hasattr(x, 'array') else type(x).__name__
+        raise fail(func, name, 'a Variable or an ndarray', got)
+
+
 def float_input(func: str, name: str, x: Any) -> None:
-    """Fast check that ``x`` has a floating-point dtype."""
-    if x.dtype.kind != 'f':
+    """Fast check that ``x`` has a floating-point dtype (and is an array at all)."""
+    try:
+        kind = x.dtype.kind
+    except AttributeError:  # None or a list where an array belongs (a try costs nothing)
+        raise fail(func, name, 'a Variable or an ndarray', type(x).__name__) from None
+    if kind != 'f':
         raise fail(func, name, _KIND_NAMES['f'], str(x.dtype))
 
 
 def same_dtype(func: str, names: Sequence[str], arrays: Sequence[Any]) -> None:
-    """Check that all ``arrays`` share the dtype of the first."""
-    d0 = arrays[0].dtype
-    for n, a in zip(names[1:], arrays[1:]):
-        if a.dtype != d0:
-            raise fail(func, n, f'dtype {d0} (the dtype of {names[0]})', str(a.dtype))
+    """Check that all ``arrays`` share the dtype of the first (and are arrays at all)."""
+    try:
+        d0 = arrays[0].dtype
+        for n, a in zip(names[1:], arrays[1:]):
+            if a.dtype != d0:
+                raise fail(func, n, f'dtype {d0} (the dtype of {names[0]})', str(a.dtype))
+    except AttributeError:  # None or a list where an array belongs (a try costs nothing)
+        for n, a in zip(names, arrays):
+            if not hasattr(a, 'dtype'):
+                raise fail(func, n, 'a Variable or an ndarray', type(a).__name__) from None
+        raise
 
 
 def broadcastable(func: str, names: Sequence[str], arrays: Sequence[Any]) -> tuple:

@@ -39,7 +39,20 @@ def _check_array(data: Any, what: str) -> None:
                     f'got {type(data).__name__}{hint}')
 
 
+def _check_layout(layout: Any, where: str) -> None:
+    # Chainer 7.8 can keep an array in a non-standard memory layout (channels last, for cuDNN's
+    # fast path); chainlet computes in the standard one only (docs/differences.md).
+    if layout is not None:
+        raise ValueError(
+            f'{where}: layout must be None (the standard memory layout, '
+            f'memory_layouts.CUDNN_CHANNEL_FIRST_X); chainlet keeps no other, got {layout!r}')
+
+
 def _reject_kwargs(kwargs: dict) -> None:
+    if 'layout' in kwargs:
+        _check_layout(kwargs.pop('layout'), 'Variable')
+        if not kwargs:
+            return
     if 'volatile' in kwargs:
         raise ValueError('Variable: volatile argument is not supported anymore. '
                          'Use chainlet.using_config (or no_backprop_mode)')
@@ -677,6 +690,53 @@ class Variable:
     def item(self) -> Any:
         """The single element of a size-1 variable as a Python scalar."""
         return self._data.item()
+
+    # -- conversions: as a Keras eager tensor (torch/NumPy backends) converts; Chainer's
+    # Variable has none, so ``numpy.asarray(v)`` made an object array of 0-d Variables and
+    # ``int(v)`` raised. None of them records a graph: the result is a plain value.
+
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> numpy.ndarray:
+        """``numpy.asarray(variable)``: the data as a NumPy array (GPU data is copied to the
+        host, as Keras's ``convert_to_numpy``)."""
+        data = self._data
+        if data is None:
+            raise TypeError(f'numpy.asarray: the variable {self.summary()} has no data '
+                            f'(an uninitialized parameter)')
+        if not isinstance(data, numpy.ndarray):
+            if copy is False:
+                raise ValueError('numpy.asarray(copy=False): the variable\'s data is on a GPU; '
+                                 'a copy to the host is needed')
+            data = backend.to_cpu(data)
+        if dtype is not None and data.dtype != dtype:
+            return data.astype(dtype)
+        return data.copy() if copy else data
+
+    def _scalar(self, to: str) -> Any:
+        data = self._data
+        if data is None or data.size != 1:
+            size = None if data is None else data.size
+            raise TypeError(f'{to}(): only a variable with one element can be converted to a '
+                            f'Python scalar, got shape {self.shape} (size {size})')
+        return data.item()
+
+    def __int__(self) -> int:
+        """``int(v)`` of a one-element variable (truncates floats, as ``int(3.7)``)."""
+        return int(self._scalar('int'))
+
+    def __float__(self) -> float:
+        """``float(v)`` of a one-element variable."""
+        return float(self._scalar('float'))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar('complex'))
+
+    def __index__(self) -> int:
+        """``operator.index(v)`` (list indices, ``range``): one-element integer variables
+        only, as for tensors and NumPy integer scalars."""
+        if self._data is None or self._data.dtype.kind not in 'iu':
+            raise TypeError(f'only integer variables can be used as an index, got dtype '
+                            f'{self.dtype}')
+        return int(self._scalar('index'))
 
     def copydata(self, var: 'Variable') -> None:
         """Copy the array of ``var`` into this variable's array in place.

@@ -5,7 +5,7 @@ process; each process computes gradients on its shard, the multi-node optimizer 
 (one packed allreduce per step) and every process applies the same update. Evaluation is
 averaged over the processes, and only rank 0 prints.
 
-Run (needs ``pip install "chainlet[mpi]"`` and scikit-learn for the data):
+Run (needs ``pip install "chainlet-dl[mpi]"`` and scikit-learn for the data):
 
     mpiexec -n 2 python examples/train_digits_mpi.py --epochs 5
     mpiexec -n 2 python examples/train_digits_mpi.py --loop        # plain loop, no Trainer

@@ -145,7 +145,7 @@ def test_python_blocks_run(page, directive, tmp_path):
     if directive.startswith('mpiexec'):
         mpiexec = pathlib.Path(sys.executable).parent / 'mpiexec'
         if importlib.util.find_spec('mpi4py') is None or not mpiexec.exists():
-            pytest.skip('mpi4py and mpiexec are not installed (pip install "chainlet[mpi]")')
+            pytest.skip('mpi4py and mpiexec are not installed (pip install "chainlet-dl[mpi]")')
         cmd = [str(mpiexec), *shlex.split(directive)[1:], sys.executable]
     script = _RUNNER.format(root=str(ROOT), page=str(page), emulate=emulate,
                             setup=_hidden_code(page, 'setup'),
@@ -172,10 +172,10 @@ def _extras() -> set[str]:
 @pytest.mark.parametrize('page', _pages_with('bash'), ids=lambda p: str(p.relative_to(ROOT)))
 def test_bash_blocks_name_what_exists(page):
     """Shell commands are run by CI (the README's) or by the tests of what they start; here each
-    file path they name must exist and each ``chainlet[extra]`` must be a declared extra."""
+    file path they name must exist and each ``chainlet-dl[extra]`` must be a declared extra."""
     extras = _extras()
     for block in (b for b in _blocks(page) if b.lang == 'bash'):
-        for extra in re.findall(r'chainlet\[([\w,-]+)\]|"\.\[([\w,-]+)\]"', block.code):
+        for extra in re.findall(r'chainlet-dl\[([\w,-]+)\]|"\.\[([\w,-]+)\]"', block.code):
             for name in ','.join(extra).split(','):
                 if name:
                     assert name in extras, f'{block!r}: no extra named {name!r}'

@@ -227,14 +227,15 @@ def _extras():
 
 
 def test_every_recommended_extra_exists():
-    # Issue 13, item 9: messages recommended chainlet[graphviz] and chainlet[progress], which
+    # Issue 13, item 9: messages recommended the extras graphviz and progress, which
     # pip would install as plain chainlet (with only a warning).
     extras = _extras()
     named = {}
     for base in ('chainlet', 'docs', 'examples'):
         for path in (ROOT / base).rglob('*'):
             if path.suffix in ('.py', '.md'):
-                for extra in re.findall(r'chainlet\[([A-Za-z0-9_-]+)\]', path.read_text('utf-8')):
+                text = path.read_text('utf-8')
+                for extra in re.findall(r'chainlet-dl\[([A-Za-z0-9_-]+)\]', text):
                     named.setdefault(extra, path.relative_to(ROOT))
     missing = {e: str(p) for e, p in named.items() if e not in extras}
     assert not missing, f'extras recommended but not in pyproject.toml: {missing}'

@@ -827,9 +827,6 @@ DELIBERATE: dict[str, str] = {
         'one process per GPU under mpiexec)'),
     'chainlet.training.updaters.multiprocess_parallel_updater': (
         'see chainlet.training.updaters:MultiprocessParallelUpdater'),
-    'chainlet.memory_layouts': (
-        "cuDNN's channel-last (NHWC) memory layouts are an experimental Chainer 7 feature "
-        'that chainlet does not implement (config.compute_mode and get_compute_mode exist)'),
 }
 
 

@@ -79,6 +79,20 @@ def _concat_arrays(arrays: list, padding: Any) -> Any:
     return result
 
 
+def _concat_arrays_with_padding(arrays: list, padding: Any) -> Any:
+    """Stack ``arrays`` padded with ``padding`` to their largest shape (Chainer's private helper,
+    imported by libraries built on Chainer, e.g. Chainer Chemistry's converters).
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.dataset.convert import _concat_arrays_with_padding
+        >>> _concat_arrays_with_padding([np.array([1, 2]), np.array([3])], -1)
+        array([[ 1,  2],
+               [ 3, -1]])
+    """
+    return _concat_arrays(arrays, padding)
+
+
 def concat_examples_func(batch: list, device: Any = None, padding: Any = None) -> Any:
     """Concatenate a list of examples into batched arrays.
 

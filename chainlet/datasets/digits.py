@@ -15,7 +15,7 @@ def get_digits(withlabel: bool = True, ndim: int = 1, scale: float = 1., dtype: 
     """Return scikit-learn's 1,797 handwritten 8x8 digits, split into ``(train, test)``.
 
     Nothing is downloaded: the data ships with scikit-learn (``pip install
-    "chainlet[examples]"``). Pixel values ``0..16`` are scaled to ``[0, scale]``.
+    "chainlet-dl[examples]"``). Pixel values ``0..16`` are scaled to ``[0, scale]``.
 
     Args:
         withlabel: Return :class:`TupleDataset` of ``(image, label)`` (labels int32);
@@ -49,7 +49,7 @@ def get_digits(withlabel: bool = True, ndim: int = 1, scale: float = 1., dtype: 
         from sklearn.datasets import load_digits
     except ImportError as e:
         raise ImportError('get_digits needs scikit-learn; install it with '
-                          'pip install "chainlet[examples]"') from e
+                          'pip install "chainlet-dl[examples]"') from e
     data = load_digits()
     images = numpy.asarray(data.data)
     labels = numpy.asarray(data.target, dtype=numpy.int32)

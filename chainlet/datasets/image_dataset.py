@@ -1,7 +1,7 @@
 """Datasets of image files: by path list, path/label list, zip archive(s).
 
 Each example is read from disk (or from the archive) when it is indexed, decoded with Pillow
-(an optional dependency: ``pip install "chainlet[image]"``) and returned as an array of shape
+(an optional dependency: ``pip install "chainlet-dl[image]"``) and returned as an array of shape
 ``(channels, height, width)`` — 1 channel for a grey image, 3 for RGB, 4 for RGBA — in
 ``dtype`` (``chainlet.config.dtype`` by default), pixel values unscaled (0..255 for 8-bit
 images). Converting the images to one format and scale is the user's job, as in Chainer.
@@ -42,7 +42,7 @@ def _pillow() -> Any:
         from PIL import Image
     except ImportError as e:
         raise ImportError('image datasets need Pillow to decode images; install it with '
-                          'pip install "chainlet[image]"') from e
+                          'pip install "chainlet-dl[image]"') from e
     return Image
 
 

@@ -1,7 +1,7 @@
 """SVHN (Street View House Numbers): 32x32 colour crops of digits, in MATLAB files.
 
 Reading the ``.mat`` files needs SciPy (``scipy.io.loadmat``; ``pip install
-"chainlet[special]"``). They are downloaded from the Stanford mirror (``CHAINLET_SVHN_URL``
+"chainlet-dl[special]"``). They are downloaded from the Stanford mirror (``CHAINLET_SVHN_URL``
 replaces it) into ``<dataset root>/svhn`` and the parsed arrays cached there as ``.npz``. In the
 files the digit 0 has label 10; the loader maps it to 0, so that label ``d`` is digit ``d``.
 """
@@ -25,7 +25,7 @@ def _load(split: str) -> dict[str, numpy.ndarray]:
             from scipy import io as scipy_io
         except ImportError as e:
             raise RuntimeError('get_svhn: SciPy is needed to read the SVHN .mat files; '
-                               'install it with pip install "chainlet[special]"') from e
+                               'install it with pip install "chainlet-dl[special]"') from e
         urls = _loader.base_urls('CHAINLET_SVHN_URL', SVHN_URLS)
         path = _loader.fetch('get_svhn', 'svhn', f'{split}_32x32.mat', urls, {})
         raw = scipy_io.loadmat(path)

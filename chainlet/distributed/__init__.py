@@ -11,7 +11,7 @@ processes keep identical parameters::
     optimizer = cmn.create_multi_node_optimizer(chainlet.optimizers.Adam(), comm)
     optimizer.setup(model)
 
-MPI comes from mpi4py (``pip install "chainlet[mpi]"`` installs it with MPICH); it is imported
+MPI comes from mpi4py (``pip install "chainlet-dl[mpi]"`` installs it with MPICH); it is imported
 when the first communicator is created, never by ``import chainlet.distributed``. See
 ``docs/distributed.md``.
 
@@ -30,8 +30,14 @@ from chainlet.distributed.communicators import CommunicatorBase  # noqa: F401
 from chainlet.distributed.communicators import create_communicator  # noqa: F401
 from chainlet.distributed.communicators import FlatCommunicator  # noqa: F401
 from chainlet.distributed.communicators import MpiCommunicatorBase  # noqa: F401
+from chainlet.distributed.communicators import HierarchicalCommunicator  # noqa: F401
 from chainlet.distributed.communicators import NaiveCommunicator  # noqa: F401
-from chainlet.distributed.datasets import scatter_dataset, shard_bounds  # noqa: F401
+from chainlet.distributed.communicators import NonCudaAwareCommunicator  # noqa: F401
+from chainlet.distributed.communicators import SingleNodeCommunicator  # noqa: F401
+from chainlet.distributed.communicators import TwoDimensionalCommunicator  # noqa: F401
+from chainlet.distributed.datasets import create_empty_dataset, DataSizeError  # noqa: F401
+from chainlet.distributed.datasets import scatter_dataset, scatter_index  # noqa: F401
+from chainlet.distributed.datasets import shard_bounds  # noqa: F401
 from chainlet.distributed.optimizers import create_multi_node_optimizer  # noqa: F401
 
 # Names whose modules import the training framework or links: loaded on first use.
@@ -45,6 +51,19 @@ _LAZY = {
     'prepare_fit': 'chainlet.distributed.keras_support',
     'KerasDataParallel': 'chainlet.distributed.keras_support',
     'keras_support': 'chainlet.distributed.keras_support',
+    'create_multi_node_checkpointer': 'chainlet.distributed.checkpoint',
+    'multi_node_snapshot': 'chainlet.distributed.snapshot',
+    'GenericMultiNodeEvaluator': 'chainlet.distributed.evaluation',
+    'ObservationAggregator': 'chainlet.distributed.evaluation',
+    'MultiNodeEarlyStoppingTrigger': 'chainlet.distributed.evaluation',
+    'create_multi_node_iterator': 'chainlet.distributed.iterators',
+    'create_synchronized_iterator': 'chainlet.distributed.iterators',
+    'MultiNodeChainList': 'chainlet.distributed.links',
+    'create_mnbn_model': 'chainlet.distributed.links',
+    'create_multi_node_n_step_rnn': 'chainlet.distributed.links',
+    'send': 'chainlet.distributed.functions',
+    'recv': 'chainlet.distributed.functions',
+    'pseudo_connect': 'chainlet.distributed.functions',
 }
 
 
@@ -57,10 +76,15 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    'AllreducePersistent', 'CommunicatorBase', 'FlatCommunicator', 'KerasDataParallel',
-    'MpiCommunicatorBase',
-    'MultiNodeBatchNormalization', 'NaiveCommunicator', 'PureNcclCommunicator',
-    'create_communicator', 'create_multi_node_evaluator', 'create_multi_node_optimizer',
-    'global_except_hook', 'mean_over_processes', 'multi_node_batch_normalization',
-    'prepare_fit', 'scatter_dataset', 'shard_bounds',
+    'AllreducePersistent', 'CommunicatorBase', 'DataSizeError', 'FlatCommunicator',
+    'GenericMultiNodeEvaluator', 'HierarchicalCommunicator', 'KerasDataParallel',
+    'MpiCommunicatorBase', 'MultiNodeBatchNormalization', 'MultiNodeChainList',
+    'MultiNodeEarlyStoppingTrigger', 'NaiveCommunicator', 'NonCudaAwareCommunicator',
+    'ObservationAggregator', 'PureNcclCommunicator', 'SingleNodeCommunicator',
+    'TwoDimensionalCommunicator', 'create_communicator', 'create_empty_dataset',
+    'create_mnbn_model', 'create_multi_node_checkpointer', 'create_multi_node_evaluator',
+    'create_multi_node_iterator', 'create_multi_node_n_step_rnn', 'create_multi_node_optimizer',
+    'create_synchronized_iterator', 'global_except_hook', 'mean_over_processes',
+    'multi_node_batch_normalization', 'multi_node_snapshot', 'prepare_fit', 'pseudo_connect',
+    'recv', 'scatter_dataset', 'scatter_index', 'send', 'shard_bounds',
 ]

@@ -61,7 +61,7 @@ def global_except_hook() -> None:
     and before the first communicator. Calling it again does nothing.
 
     Raises:
-        ImportError: mpi4py is not installed (``pip install "chainlet[mpi]"``).
+        ImportError: mpi4py is not installed (``pip install "chainlet-dl[mpi]"``).
     """
     from chainlet.distributed import _mpi
     _mpi.import_mpi()

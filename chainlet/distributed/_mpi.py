@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy
 
-_INSTALL_HINT = 'install the MPI extra: pip install "chainlet[mpi]" (mpi4py and MPICH)'
+_INSTALL_HINT = 'install the MPI extra: pip install "chainlet-dl[mpi]" (mpi4py and MPICH)'
 
 #: Default largest message of one object transfer (256 MiB); larger pickles go in chunks.
 DEFAULT_MAX_BUF_LEN = 256 * 1024 * 1024

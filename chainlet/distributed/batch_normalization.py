@@ -2,6 +2,7 @@
 all processes, as if the job's whole batch had been normalized on one machine."""
 from __future__ import annotations
 
+import copy
 import importlib
 from typing import Any, Optional, Sequence, Union
 
@@ -92,7 +93,9 @@ class MultiNodeBatchNormalizationFunction(FunctionNode):
             ggamma_all = total[n:].reshape(shape).astype(gy.dtype)
             scale = (gamma * self._inv_std).reshape(shape)
             m = gy.dtype.type(self._m)
-            result[0] = scale * (gy - (x_hat * ggamma_all + gbeta_all) / m)
+            # gamma may be float32 under mixed16 while x and gy are float16.
+            result[0] = (scale * (gy - (x_hat * ggamma_all + gbeta_all) / m)).astype(
+                gy.dtype, copy=False)
         return tuple(result[i] for i in indexes)
 
 
@@ -108,6 +111,30 @@ def multi_node_batch_normalization(x: Any, gamma: Any, beta: Any, comm: Any,
     """
     return MultiNodeBatchNormalizationFunction(comm, eps, running_mean, running_var, decay,
                                                axis).apply((x, gamma, beta))[0]
+
+
+_BACKENDS = ('auto', 'mpi', 'nccl')
+
+
+def select_communication_backend(comm: Any, name: str) -> str:
+    """The backend that carries the statistics: ``'mpi'`` or ``'nccl'``.
+
+    ``'auto'`` picks NCCL for a ``PureNcclCommunicator`` and MPI otherwise; ``'nccl'`` needs a
+    ``PureNcclCommunicator``.
+
+    Raises:
+        ValueError: An unknown name, or ``'nccl'`` with another communicator.
+    """
+    if name not in _BACKENDS:
+        raise ValueError(f'MultiNodeBatchNormalization: argument communication_backend: '
+                         f'expected one of {", ".join(map(repr, _BACKENDS))}, got {name!r}')
+    nccl = getattr(comm, 'name', None) == 'pure_nccl'
+    if name == 'nccl' and not nccl:
+        raise ValueError(f"MultiNodeBatchNormalization: communication_backend='nccl' needs a "
+                         f"PureNcclCommunicator, got {type(comm).__name__}")
+    if name == 'auto':
+        return 'nccl' if nccl else 'mpi'
+    return name
 
 
 class MultiNodeBatchNormalization(BatchNormalization):
@@ -129,6 +156,9 @@ class MultiNodeBatchNormalization(BatchNormalization):
         initial_gamma: Initializer of ``gamma``; default 1.
         initial_beta: Initializer of ``beta``; default 0.
         axis: Axes to average over (default: axis 0 and the axes after the channel axes).
+        communication_backend: ``'auto'`` (default), ``'mpi'`` or ``'nccl'`` (a
+            ``PureNcclCommunicator`` only; see :func:`select_communication_backend`). The
+            statistics travel through the communicator's ``allreduce`` in every case.
 
     Example (under ``mpiexec``)::
 
@@ -138,7 +168,8 @@ class MultiNodeBatchNormalization(BatchNormalization):
     def __init__(self, size: Union[int, Sequence[int]], comm: Any, decay: float = 0.9,
                  eps: float = 2e-5, dtype: Any = None, use_gamma: bool = True,
                  use_beta: bool = True, initial_gamma: Any = None, initial_beta: Any = None,
-                 axis: Optional[Union[int, Sequence[int]]] = None) -> None:
+                 axis: Optional[Union[int, Sequence[int]]] = None,
+                 communication_backend: str = 'auto') -> None:
         if size is None:
             raise ValueError('MultiNodeBatchNormalization: argument size: expected the channel '
                              'shape (an int or a tuple), got None')
@@ -146,6 +177,23 @@ class MultiNodeBatchNormalization(BatchNormalization):
                          use_beta=use_beta, initial_gamma=initial_gamma,
                          initial_beta=initial_beta, axis=axis)
         self.comm = comm
+        self._communication_backend = select_communication_backend(
+            comm, communication_backend)
+
+    def __deepcopy__(self, memo: dict) -> 'MultiNodeBatchNormalization':
+        # The communicator (an MPI handle) is shared by copies, never copied.
+        comm = self.__dict__.pop('comm')
+        try:
+            memo[id(comm)] = comm
+            cls = type(self)
+            ret = cls.__new__(cls)
+            memo[id(self)] = ret
+            for k, v in self.__dict__.items():
+                ret.__dict__[k] = copy.deepcopy(v, memo)
+        finally:
+            self.__dict__['comm'] = comm
+        ret.__dict__['comm'] = comm
+        return ret
 
     # Chainer's signature: finetune may be positional here (BatchNormalization's is keyword-only)
     def forward(self, x: Any, finetune: bool = False) -> Variable:  # type: ignore[override]

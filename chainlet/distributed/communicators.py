@@ -18,12 +18,14 @@ bytes for a little precision; they come back in their own dtype.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+import contextlib
+from typing import Any, Iterable, Iterator, Optional
 
 import numpy
 
 from chainlet import backend
 from chainlet.distributed import _except_hook, _mpi
+from chainlet.distributed.array_collectives import ArrayCollectives
 
 _COMM_DTYPES = (numpy.dtype(numpy.float16), numpy.dtype(numpy.float32),
                 numpy.dtype(numpy.float64))
@@ -110,6 +112,21 @@ class _Packing:
             xp.multiply(seg, scale, out=grad, casting='unsafe')
 
 
+def node_ranks(mpi_comm: Any) -> tuple:
+    """``(intra_rank, intra_size, inter_rank, inter_size)`` of this process in ``mpi_comm``
+    (collective): its rank among the processes of its node, their number, the index of its
+    node and the number of nodes. Nodes are numbered in the order of their lowest rank.
+    """
+    MPI = _mpi.import_mpi()
+    intra = mpi_comm.Split_type(MPI.COMM_TYPE_SHARED, key=mpi_comm.rank)
+    try:
+        leaders = mpi_comm.allgather(intra.rank == 0)
+        leader = intra.bcast(mpi_comm.rank, root=0)
+        return intra.rank, intra.size, sum(leaders[:leader]), sum(leaders)
+    finally:
+        intra.Free()
+
+
 class CommunicatorBase:
     """The interface of every communicator (see the module docstring).
 
@@ -150,8 +167,48 @@ class CommunicatorBase:
         """Overwrite every initialized parameter of ``model`` with rank 0's (collective)."""
         raise NotImplementedError(f'{type(self).__name__} does not implement bcast_data')
 
+    def broadcast_data(self, model: Any) -> None:
+        """Alias of :meth:`bcast_data` (its name in ChainerMN 5 and 6)."""
+        self.bcast_data(model)
 
-class MpiCommunicatorBase(CommunicatorBase):
+    # -- configuration (ChainerMN's set_config/get_config) --
+
+    def set_config(self, name: str, value: Any = True, **kwargs: Any) -> None:
+        """Set the communicator option ``name`` (``'allreduce_grad_dtype'``,
+        ``'batched_copy'``); an unknown name raises ``ValueError``."""
+        if name not in self._config_names:
+            raise ValueError(f'{type(self).__name__}.set_config: argument name: expected one '
+                             f'of {", ".join(map(repr, self._config_names))}, got {name!r}')
+        if name == 'allreduce_grad_dtype':
+            value = _check_grad_dtype(f'{type(self).__name__}.set_config', value)
+        setattr(self, name, value)
+
+    def get_config(self, name: Optional[str] = None) -> Any:
+        """The value of option ``name``, or a dict of every option when ``name`` is None."""
+        if name is None:
+            return {n: getattr(self, n, None) for n in self._config_names}
+        if name not in self._config_names:
+            raise ValueError(f'{type(self).__name__}.get_config: argument name: expected one '
+                             f'of {", ".join(map(repr, self._config_names))}, got {name!r}')
+        return getattr(self, name, None)
+
+    _config_names: tuple = ('allreduce_grad_dtype', 'batched_copy')
+    #: Accepted for ChainerMN's ``create_communicator(batched_copy=...)``; packing is always
+    #: batched here.
+    batched_copy = True
+
+    @contextlib.contextmanager
+    def config_scope(self) -> Iterator[None]:
+        """A block in which options may be set (ChainerMN's API; options can always be set)."""
+        yield
+
+    @property
+    def within_config_scope(self) -> bool:
+        """Always True: options may be changed at any time."""
+        return True
+
+
+class MpiCommunicatorBase(ArrayCollectives, CommunicatorBase):
     """A communicator over an mpi4py communicator; the ``'naive'`` and ``'flat'`` ones derive
     from it. Create it with :func:`create_communicator`.
 
@@ -178,16 +235,8 @@ class MpiCommunicatorBase(CommunicatorBase):
         _except_hook.install_default_hook(MPI.COMM_WORLD.size)
 
     def _init_ranks(self, MPI: Any) -> None:
-        comm = self._mpi_comm
-        intra = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.rank)
-        self.intra_rank = intra.rank
-        self.intra_size = intra.size
-        # Nodes are numbered by the global rank of their first process.
-        leaders = comm.allgather(intra.rank == 0)
-        leader = intra.bcast(comm.rank, root=0)
-        self.inter_rank = sum(leaders[:leader])
-        self.inter_size = sum(leaders)
-        intra.Free()
+        self.intra_rank, self.intra_size, self.inter_rank, self.inter_size = \
+            node_ranks(self._mpi_comm)
 
     @property
     def mpi_comm(self) -> Any:
@@ -212,7 +261,8 @@ class MpiCommunicatorBase(CommunicatorBase):
     def split(self, color: int, key: int) -> 'MpiCommunicatorBase':
         """A communicator of the same kind over the processes that pass the same ``color``,
         ranked by ``key`` (collective; see ``MPI_Comm_split``)."""
-        return type(self)(self._mpi_comm.Split(color, key), self.allreduce_grad_dtype)
+        return type(self)(self._mpi_comm.Split(color, key),
+                          allreduce_grad_dtype=self.allreduce_grad_dtype)
 
     def finalize(self) -> None:
         """Release resources held by the communicator (MPI itself is finalized at exit)."""
@@ -443,7 +493,51 @@ class FlatCommunicator(MpiCommunicatorBase):
                     offset += p.size
 
 
-_NAMES = ('naive', 'flat', 'pure_nccl')
+class NonCudaAwareCommunicator(FlatCommunicator):
+    """ChainerMN's ``'non_cuda_aware'``: for an MPI without CUDA support. The flat
+    communicator already stages CuPy gradients through host memory, so this is it by name."""
+
+    name = 'non_cuda_aware'
+
+
+class HierarchicalCommunicator(FlatCommunicator):
+    """ChainerMN 6's ``'hierarchical'`` (reduce within each node, then across nodes). MPI
+    libraries pick node-aware reductions themselves, so this is the flat communicator by
+    name."""
+
+    name = 'hierarchical'
+
+
+class TwoDimensionalCommunicator(FlatCommunicator):
+    """ChainerMN 6's ``'two_dimensional'`` (reduce-scatter within nodes, all-reduce across
+    them): the flat communicator by name, as :class:`HierarchicalCommunicator`."""
+
+    name = 'two_dimensional'
+
+
+class SingleNodeCommunicator(FlatCommunicator):
+    """ChainerMN 6's ``'single_node'``: the flat communicator, for jobs on one machine only.
+
+    Raises:
+        ValueError: The processes run on more than one node.
+    """
+
+    name = 'single_node'
+
+    def __init__(self, mpi_comm: Any = None, allreduce_grad_dtype: Any = None) -> None:
+        super().__init__(mpi_comm, allreduce_grad_dtype)
+        if self.inter_size != 1:
+            raise ValueError(f'SingleNodeCommunicator: the processes run on {self.inter_size} '
+                             f'nodes; it works within one node only (use \'flat\')')
+
+
+_CLASSES = {
+    'naive': NaiveCommunicator, 'flat': FlatCommunicator,
+    'non_cuda_aware': NonCudaAwareCommunicator, 'hierarchical': HierarchicalCommunicator,
+    'two_dimensional': TwoDimensionalCommunicator, 'single_node': SingleNodeCommunicator,
+}
+_NAMES = ('naive', 'flat', 'pure_nccl', 'non_cuda_aware', 'hierarchical', 'two_dimensional',
+          'single_node')
 
 
 def create_communicator(communicator_name: str = 'flat', mpi_comm: Any = None,
@@ -453,6 +547,9 @@ def create_communicator(communicator_name: str = 'flat', mpi_comm: Any = None,
     Args:
         communicator_name: ``'flat'`` (one packed ``Allreduce`` per step), ``'naive'`` (one per
             parameter) or ``'pure_nccl'`` (CuPy gradients reduced by NCCL on the GPUs).
+            ChainerMN's other names are accepted: ``'non_cuda_aware'``, ``'hierarchical'``
+            and ``'two_dimensional'`` give the flat communicator under their own class names,
+            ``'single_node'`` too after checking that the job runs on one node.
         mpi_comm: The ``mpi4py.MPI.Comm`` to use; ``MPI.COMM_WORLD`` when ``None``.
         allreduce_grad_dtype: dtype the gradients travel in: ``None`` (their own dtype),
             ``numpy.float16`` (half the bytes), ``float32`` or ``float64``.
@@ -461,7 +558,7 @@ def create_communicator(communicator_name: str = 'flat', mpi_comm: Any = None,
         The communicator.
 
     Raises:
-        ImportError: mpi4py is not installed (``pip install "chainlet[mpi]"``).
+        ImportError: mpi4py is not installed (``pip install "chainlet-dl[mpi]"``).
 
     Example (run under ``mpiexec -n 2 python script.py``)::
 
@@ -475,9 +572,7 @@ def create_communicator(communicator_name: str = 'flat', mpi_comm: Any = None,
         raise ValueError(f'create_communicator: argument communicator_name: expected one of '
                          f'{", ".join(map(repr, _NAMES))}, got {communicator_name!r}')
     _check_grad_dtype('create_communicator', allreduce_grad_dtype)
-    if communicator_name == 'naive':
-        return NaiveCommunicator(mpi_comm, allreduce_grad_dtype)
-    if communicator_name == 'flat':
-        return FlatCommunicator(mpi_comm, allreduce_grad_dtype)
+    if communicator_name in _CLASSES:
+        return _CLASSES[communicator_name](mpi_comm, allreduce_grad_dtype)
     from chainlet.distributed.pure_nccl import PureNcclCommunicator
     return PureNcclCommunicator(mpi_comm, allreduce_grad_dtype)

@@ -1,4 +1,5 @@
-"""``scatter_dataset``: give every process its own shard of rank ``root``'s dataset."""
+"""``scatter_dataset``: give every process its own shard of rank ``root``'s dataset (and
+``scatter_index``, which hands out only the bounds)."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -8,13 +9,19 @@ import numpy
 from chainlet.distributed import _mpi
 
 
-def shard_bounds(n_total: int, size: int) -> list:
+class DataSizeError(RuntimeError):
+    """A dataset's size does not fit the operation (ChainerMN's name)."""
+
+
+def shard_bounds(n_total: int, size: int, force_equal_length: bool = True) -> list:
     """The ``(begin, end)`` positions of each of ``size`` shards of ``n_total`` examples.
 
-    Every shard holds ``ceil(n_total / size)`` examples; shard ``i`` begins at
-    ``floor(n_total * i / size)``, so when ``size`` does not divide ``n_total`` neighbouring
-    shards share a few examples (the same layout as ChainerMN). Every process then runs the
-    same number of iterations per epoch, which keeps the collectives in step.
+    With ``force_equal_length`` (default) every shard holds ``ceil(n_total / size)``
+    examples; shard ``i`` begins at ``floor(n_total * i / size)``, so when ``size`` does not
+    divide ``n_total`` neighbouring shards share a few examples (the same layout as ChainerMN).
+    Every process then runs the same number of iterations per epoch, which keeps the
+    collectives in step. Without it the shards are disjoint and cover every example once, the
+    first ``n_total % size`` holding one more (for an exact evaluation of a test set).
 
     Example:
         >>> from chainlet.distributed import shard_bounds
@@ -22,9 +29,68 @@ def shard_bounds(n_total: int, size: int) -> list:
         [(0, 3), (2, 5), (5, 8), (7, 10)]
         >>> shard_bounds(8, 2)
         [(0, 4), (4, 8)]
+        >>> shard_bounds(10, 3, force_equal_length=False)
+        [(0, 4), (4, 7), (7, 10)]
     """
-    n_sub = -(-n_total // size)
-    return [(n_total * i // size, n_total * i // size + n_sub) for i in range(size)]
+    if isinstance(size, bool) or not isinstance(size, (int, numpy.integer)) or size <= 0:
+        raise ValueError(f'shard_bounds: argument size: expected a positive int, got {size!r}')
+    if isinstance(n_total, bool) or not isinstance(n_total, (int, numpy.integer)) \
+            or n_total < 0:
+        raise ValueError(f'shard_bounds: argument n_total: expected an int >= 0, got '
+                         f'{n_total!r}')
+    if force_equal_length:
+        n_sub = -(-n_total // size)
+        return [(n_total * i // size, n_total * i // size + n_sub) for i in range(size)]
+    base, extra = divmod(n_total, size)
+    bounds, begin = [], 0
+    for i in range(size):
+        end = begin + base + (1 if i < extra else 0)
+        bounds.append((begin, end))
+        begin = end
+    return bounds
+
+
+def scatter_index(n_total_samples: int, comm: Any, root: int = 0, *,
+                  force_equal_length: bool = True) -> tuple:
+    """This process's ``(begin, end)`` of :func:`shard_bounds`, decided by ``root``
+    (collective).
+
+    Scatters only the bounds, for processes that each hold the whole dataset already::
+
+        b, e = scatter_index(len(dataset), comm)
+        dataset = chainlet.datasets.SubDataset(dataset, b, e)
+
+    Args:
+        n_total_samples: The number of examples (read on ``root``).
+        comm: A communicator from :func:`create_communicator`.
+        root: The rank that decides.
+        force_equal_length: See :func:`shard_bounds`.
+
+    Returns:
+        ``(begin, end)``, end excluded.
+    """
+    if comm.rank == root:
+        mine = None
+        for i, bounds in enumerate(shard_bounds(n_total_samples, comm.size,
+                                                force_equal_length)):
+            if i == root:
+                mine = bounds
+            else:
+                comm.send_obj(bounds, dest=i)
+        return mine
+    return comm.recv_obj(source=root)
+
+
+def create_empty_dataset(dataset: Any) -> list:
+    """A dataset of ``len(dataset)`` empty tuples, for a model part whose inputs come from
+    other processes (its forward starts with ``recv``) but which must iterate in step.
+
+    Example:
+        >>> from chainlet.distributed import create_empty_dataset
+        >>> create_empty_dataset([5, 6, 7])
+        [(), (), ()]
+    """
+    return [()] * len(dataset)
 
 
 def _take(dataset: Any, index: numpy.ndarray) -> Any:
@@ -40,7 +106,8 @@ def _take(dataset: Any, index: numpy.ndarray) -> Any:
 
 def scatter_dataset(dataset: Any, comm: Any, root: int = 0, shuffle: bool = False,
                     seed: Optional[int] = None,
-                    max_buf_len: int = _mpi.DEFAULT_MAX_BUF_LEN) -> Any:
+                    max_buf_len: int = _mpi.DEFAULT_MAX_BUF_LEN, *,
+                    force_equal_length: bool = True) -> Any:
     """Split rank ``root``'s dataset into one shard per process and send each its own
     (collective).
 
@@ -57,6 +124,9 @@ def scatter_dataset(dataset: Any, comm: Any, root: int = 0, shuffle: bool = Fals
         shuffle: Permute the examples before splitting.
         seed: Seed of the permutation (``numpy.random.RandomState``); ``None`` draws one.
         max_buf_len: Largest message in bytes; bigger shards are sent in chunks.
+        force_equal_length: Equal shards, neighbours sharing a few examples (default; what
+            training needs), or disjoint shards of sizes differing by one (see
+            :func:`shard_bounds`).
 
     Returns:
         A :class:`~chainlet.datasets.SubDataset` holding this process's shard.
@@ -81,7 +151,7 @@ def scatter_dataset(dataset: Any, comm: Any, root: int = 0, shuffle: bool = Fals
         order = numpy.random.RandomState(seed).permutation(n_total) if shuffle \
             else numpy.arange(n_total)
         mine: Any = None  # set when the loop reaches the root's own shard
-        for i, (b, e) in enumerate(shard_bounds(n_total, size)):
+        for i, (b, e) in enumerate(shard_bounds(n_total, size, force_equal_length)):
             shard = _take(dataset, order[b:e])
             if i == root:
                 mine = shard

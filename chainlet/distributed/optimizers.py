@@ -16,25 +16,32 @@ class _MultiNodeOptimizer:
     """Wraps an optimizer; reads and writes of other attributes go to the wrapped one."""
 
     def __init__(self, actual_optimizer: Any, communicator: CommunicatorBase,
-                 zero_fill: bool) -> None:
+                 zero_fill: bool, broadcast_on_setup: bool = True) -> None:
         d = self.__dict__
         d['actual_optimizer'] = actual_optimizer
         d['communicator'] = communicator
         d['zero_fill'] = zero_fill
+        d['broadcast_on_setup'] = broadcast_on_setup
         d['_synced'] = None
 
     def setup(self, link: Any) -> '_MultiNodeOptimizer':
         """Set up the wrapped optimizer on ``link``; if every parameter is initialized already,
-        broadcast rank 0's values now (collective), so the first update is a real one."""
+        broadcast rank 0's values now (collective), so the first update is a real one (unless
+        ``broadcast_on_setup`` is off: then the first update broadcasts)."""
         self.actual_optimizer.setup(link)
         self.__dict__['_synced'] = None
-        if all(p.array is not None for p in link.params()):
+        if self.broadcast_on_setup and all(p.array is not None for p in link.params()):
             self._broadcast(link)
         return self
 
     def _broadcast(self, target: Any) -> None:
         self.communicator.bcast_data(target)
         self.__dict__['_synced'] = _signature(target)
+
+    def mark_synced(self) -> None:
+        """Declare the parameters identical on every process (all resumed one checkpoint),
+        so that the next update averages and updates instead of broadcasting."""
+        self.__dict__['_synced'] = _signature(self.actual_optimizer.target)
 
     def _backward(self, lossfun: Optional[Callable], args: tuple, kwds: dict) -> None:
         if lossfun is None:
@@ -76,8 +83,8 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
     update applies the previous step's averaged gradients."""
 
     def __init__(self, actual_optimizer: Any, communicator: CommunicatorBase,
-                 zero_fill: bool) -> None:
-        super().__init__(actual_optimizer, communicator, zero_fill)
+                 zero_fill: bool, broadcast_on_setup: bool = True) -> None:
+        super().__init__(actual_optimizer, communicator, zero_fill, broadcast_on_setup)
         self.__dict__['_pending'] = None
         self.__dict__['_stream'] = None
 
@@ -122,7 +129,8 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
 
 def create_multi_node_optimizer(actual_optimizer: Any, communicator: CommunicatorBase,
                                 double_buffering: bool = False,
-                                zero_fill: bool = True) -> Any:
+                                zero_fill: bool = True, *,
+                                broadcast_on_setup: bool = True) -> Any:
     """Wrap an optimizer so that ``update()`` averages the gradients over all processes.
 
     Every process runs the same script: forward and backward on its own shard of the batch,
@@ -141,6 +149,9 @@ def create_multi_node_optimizer(actual_optimizer: Any, communicator: Communicato
         zero_fill: Parameters without a gradient on some process take part with zeros, so the
             collective has the same layout everywhere (a gradient that no process has stays
             ``None``, as in one-process training).
+        broadcast_on_setup: Broadcast at ``setup`` when every parameter is initialized, so
+            that the first update trains. ``False`` keeps ChainerMN's rule: the first update
+            after each ``setup`` only broadcasts.
 
     Returns:
         The multi-node optimizer; call ``setup(model)`` on it as usual.
@@ -162,5 +173,6 @@ def create_multi_node_optimizer(actual_optimizer: Any, communicator: Communicato
         if not hasattr(communicator, '_start_mean_grad'):
             raise ValueError(f"create_multi_node_optimizer: double_buffering needs the 'flat' or "
                              f"'pure_nccl' communicator, got {type(communicator).__name__}")
-        return _DoubleBufferingOptimizer(actual_optimizer, communicator, zero_fill)
-    return _MultiNodeOptimizer(actual_optimizer, communicator, zero_fill)
+        return _DoubleBufferingOptimizer(actual_optimizer, communicator, zero_fill,
+                                         broadcast_on_setup)
+    return _MultiNodeOptimizer(actual_optimizer, communicator, zero_fill, broadcast_on_setup)

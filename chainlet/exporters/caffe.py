@@ -75,7 +75,7 @@ def export(model: Callable[..., Any], args: Sequence[Any], directory: Optional[s
     ``<directory>/chainer_model.caffemodel`` (binary). Layers are named after the functions
     (``LinearFunction-3-1``); each layer's top blob has the layer's name and the input blob is
     ``data`` (``data0``, ``data1``, ... for several inputs). Needs the ``protobuf`` package
-    (``pip install "chainlet[caffe]"``).
+    (``pip install "chainlet-dl[caffe]"``).
 
     Args:
         model: A callable (usually a :class:`~chainlet.Chain`) returning a Variable or a

@@ -14,6 +14,8 @@ Example:
     >>> model(np.zeros((2, 3), np.float32)).shape
     (2, 5)
 """
+from chainlet.keras import config  # noqa: F401
+from chainlet.keras.config import DTypePolicy  # noqa: F401
 from chainlet.keras import activations, constraints, initializers, layers  # noqa: F401
 from chainlet.keras import regularizers  # noqa: F401
 from chainlet.keras.engine.base_layer import Layer  # noqa: F401

@@ -32,7 +32,7 @@ import numpy
 
 from chainlet.keras.callbacks import Callback
 
-_INSTALL_HINT = 'pip install "chainlet[tensorboard]"'
+_INSTALL_HINT = 'pip install "chainlet-dl[tensorboard]"'
 
 
 def _summary_writer_class(where: str) -> Any:
@@ -145,7 +145,7 @@ class TensorBoard(Callback):
                 import PIL  # noqa: F401
             except ImportError as exc:
                 raise ImportError('TensorBoard(write_images=True) needs Pillow to encode the '
-                                  'images; install it with pip install "chainlet[image]"') \
+                                  'images; install it with pip install "chainlet-dl[image]"') \
                     from exc
         self.log_dir = os.fspath(log_dir)
         self.histogram_freq = histogram_freq

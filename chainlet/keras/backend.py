@@ -1,4 +1,5 @@
-"""Session-level helpers (``from chainlet.keras import backend``).
+"""Session-level helpers (``from chainlet.keras import backend``); the settings live in
+:mod:`chainlet.keras.config` (Keras 3 offers them under both names).
 
 Example:
     >>> from chainlet import keras
@@ -10,10 +11,10 @@ from __future__ import annotations
 
 import gc
 
+from chainlet.keras.config import (backend, epsilon, floatx, image_data_format,  # noqa: F401
+                                   set_epsilon, set_floatx, set_image_data_format,
+                                   standardize_data_format)
 from chainlet.keras.engine.base_layer import reset_name_counts
-
-_FLOATX = 'float32'
-_EPSILON = 1e-7
 
 
 def clear_session() -> None:
@@ -23,24 +24,5 @@ def clear_session() -> None:
     gc.collect()
 
 
-def floatx() -> str:
-    """The default float type of layers: ``'float32'``."""
-    return _FLOATX
-
-
-def epsilon() -> float:
-    """The fuzz factor used by losses and metrics: ``1e-7``."""
-    return _EPSILON
-
-
-def image_data_format() -> str:
-    """``'channels_last'``, the default layout of image layers."""
-    return 'channels_last'
-
-
-def backend() -> str:
-    """The name of the backend: ``'chainlet'``."""
-    return 'chainlet'
-
-
-__all__ = ['clear_session', 'floatx', 'epsilon', 'image_data_format', 'backend']
+__all__ = ['clear_session', 'floatx', 'set_floatx', 'epsilon', 'set_epsilon',
+           'image_data_format', 'set_image_data_format', 'backend', 'standardize_data_format']

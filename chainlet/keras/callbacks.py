@@ -25,6 +25,8 @@ from typing import Any, Callable, Optional, cast
 
 import numpy
 
+from chainlet.keras import config
+
 
 class Callback:
     """Base class of callbacks; override the hooks you need.
@@ -205,7 +207,7 @@ class ProgbarLogger(Callback):
     epoch (``verbose=2``). When the output is not a terminal (a file, a pipe, a notebook log),
     ``verbose=1`` prints plain lines too instead of redrawing a bar.
 
-    tqdm is optional (``pip install "chainlet[progress]"``): without it, plain lines are
+    tqdm is optional (``pip install "chainlet-dl[progress]"``): without it, plain lines are
     printed.
 
     Args:
@@ -229,6 +231,8 @@ class ProgbarLogger(Callback):
         return int(self.params.get('verbose', 1) or 0)
 
     def _interactive(self) -> bool:
+        if not config.is_interactive_logging_enabled():
+            return False
         isatty = getattr(self.file, 'isatty', None)
         try:
             return bool(isatty and isatty())

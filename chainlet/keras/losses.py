@@ -265,10 +265,12 @@ def reduce_values(values: Variable, sample_weight: Any = None,
         values = values * sw
     if reduction in ('none', None):
         return values
-    total = F.sum(values)
     if reduction == 'sum':
-        return total
-    return total / max(values.size, 1)
+        return F.sum(values)
+    if values.size == 0:  # Keras divides by max(size, 1): the mean of nothing is 0 here
+        return F.sum(values)
+    # F.mean, not sum / size: it accumulates float16 in float32, where the sum would overflow
+    return F.mean(values)
 
 
 def _snake(name: str) -> str:

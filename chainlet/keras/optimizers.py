@@ -238,11 +238,13 @@ class Optimizer:
             if value not in (None, False, 0, 0.0, 0.99):
                 raise ValueError(f'{type(self).__name__}: argument {ignored}={value!r} is not '
                                  f'supported by chainlet.keras')
-        if 'lr' in kwargs:  # Keras 2 spelling
-            learning_rate = kwargs.pop('lr')
         if kwargs:
-            raise TypeError(f'{type(self).__name__}: unexpected keyword argument(s) '
-                            f'{sorted(kwargs)}')
+            # Keras 3's error, word for word; Keras 2's lr (which Keras 3 rejects too) gets a
+            # hint, so that a script written for Keras 2 does not silently train differently.
+            hint = ('; the learning rate is learning_rate (Keras 2\'s lr is not accepted by '
+                    'Keras 3)' if 'lr' in kwargs else '')
+            raise ValueError(f'{type(self).__name__}: Argument(s) not recognized: '
+                             f'{kwargs}{hint}')
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(f'{type(self).__name__}: give at most one of clipnorm, clipvalue '
                              f'and global_clipnorm')

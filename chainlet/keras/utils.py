@@ -412,7 +412,7 @@ def plot_model(model: Any, to_file: str = 'model.dot', show_shapes: bool = False
 
     A ``.dot``/``.gv`` file gets the DOT text (no dependency). Other extensions (``.png``,
     ``.svg``, ``.pdf``) are rendered with the ``graphviz`` Python package and the Graphviz
-    programs (``pip install "chainlet[graphviz]"``). The write is atomic.
+    programs (``pip install "chainlet-dl[graphviz]"``). The write is atomic.
     """
     from chainlet.keras.engine.serialization import atomic_write
     dot = model_to_dot(model, show_shapes=show_shapes, show_dtype=show_dtype,
@@ -427,7 +427,7 @@ def plot_model(model: Any, to_file: str = 'model.dot', show_shapes: bool = False
     except ImportError as e:
         raise ImportError(f'plot_model: writing .{ext} files needs the graphviz package and '
                           f'the Graphviz programs; install with pip install '
-                          f'"chainlet[graphviz]", or write a .dot file instead') from e
+                          f'"chainlet-dl[graphviz]", or write a .dot file instead') from e
     data = graphviz.Source(dot).pipe(format=ext)
     atomic_write(to_file, lambda f: f.write(data))
     return dot

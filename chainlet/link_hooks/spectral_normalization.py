@@ -116,6 +116,9 @@ class SpectralNormalization(LinkHook):
 
     Attributes:
         vector_name: Name of the persistent ``u`` on the link (``weight_name + '_u'``).
+        v: The estimate of the first right singular vector from the last forward (``None``
+            before it). A forward under ``config.in_recomputing`` reuses it and the stored
+            ``u`` as they are, so that recomputation gives the same weight and changes nothing.
         axis: Output axis of the weight of the last link the hook was added to.
 
     Example:
@@ -175,6 +178,7 @@ class SpectralNormalization(LinkHook):
         self.weight_name = weight_name
         self.vector_name = weight_name + '_u'
         self.axis = 0
+        self.v: Any = None  # the last estimate of the first right singular vector
         if name is not None:
             self.name = name
 
@@ -295,15 +299,23 @@ class SpectralNormalization(LinkHook):
         W = getattr(link, self.weight_name) if weight is None else weight
         u = getattr(link, self.vector_name)
         matrix = _as_matrix(W, self._output_axis(link))
+        # A forward re-run to recompute activations (config.in_recomputing, e.g. under
+        # F.forget) must give the same weight: it reuses the vectors of the first run.
+        recomputing = chainlet.config.in_recomputing and self.v is not None
         with chainlet.using_device(link.device):
-            u, v = update_approximate_vectors(matrix, u, self.n_power_iteration, self.eps)
+            if recomputing:
+                v = self.v
+            else:
+                u, v = update_approximate_vectors(matrix, u, self.n_power_iteration, self.eps)
             sigma = calculate_max_singular_value(matrix, u, v)
             if self.factor is not None:
                 sigma = sigma / self.factor
             # (getattr: gamma is added to the link by _prepare, Link does not declare it)
             W = (getattr(link, 'gamma') * W if self.use_gamma else W) / sigma
-            if chainlet.config.train:
-                backend.copyto(getattr(link, self.vector_name), u)
+            if not recomputing:
+                self.v = v
+                if chainlet.config.train:
+                    backend.copyto(getattr(link, self.vector_name), u)
         return W
 
     def reshape_W(self, W: Any) -> Any:

@@ -10,8 +10,8 @@ of every input is the dynamic ``batch`` dimension. Tracing rather than scripting
 exported is what ran: Python control flow is unrolled, test-mode semantics come from
 ``chainlet.using_config('train', False)``.
 
-``onnx`` is an optional dependency (``pip install "chainlet[onnx]"``): importing this package does
-not import it; :func:`export` does.
+``onnx`` is an optional dependency (``pip install "chainlet-dl[onnx]"``): importing this package
+does not import it; :func:`export` does.
 
 Example:
     >>> import chainlet.onnx

@@ -26,7 +26,7 @@ def _import_onnx() -> Any:
         import onnx.numpy_helper  # noqa: F401  (the submodules the builder uses)
     except ImportError as e:
         raise ImportError('chainlet.onnx.export needs the onnx package: '
-                          'pip install "chainlet[onnx]"') from e
+                          'pip install "chainlet-dl[onnx]"') from e
     return onnx
 
 
@@ -277,7 +277,7 @@ def export(model: Any, args: Any, filename: Union[None, str, os.PathLike, Any] =
         ``(model, inputs, outputs)`` with ``return_named_inout``.
 
     Raises:
-        ImportError: ``onnx`` is not installed (``pip install "chainlet[onnx]"``).
+        ImportError: ``onnx`` is not installed (``pip install "chainlet-dl[onnx]"``).
         chainlet.onnx.UnsupportedFunctionError: A function that ran has no converter; the
             message names it, its input shapes and where in the graph it was applied.
 

@@ -1,8 +1,8 @@
 """Saving and loading links, optimizers and other objects with a ``serialize`` method.
 
 ``save_npz``/``load_npz`` use NumPy ``.npz`` archives (no extra dependency); ``save_hdf5``/
-``load_hdf5`` use HDF5 and need ``pip install "chainlet[hdf5]"``; ``save_safetensors``/
-``load_safetensors`` use the ``.safetensors`` format (``pip install "chainlet[safetensors]"``),
+``load_hdf5`` use HDF5 and need ``pip install "chainlet-dl[hdf5]"``; ``save_safetensors``/
+``load_safetensors`` use the ``.safetensors`` format (``pip install "chainlet-dl[safetensors]"``),
 memory-mapped and readable by PyTorch tooling. Writes to a path are atomic,
 reads never unpickle, and ``strict`` loading reports every missing and unexpected key at once.
 
@@ -31,10 +31,13 @@ from chainlet.serializers._base import CorruptFileError  # noqa: F401
 from chainlet.serializers._base import Deserializer  # noqa: F401
 from chainlet.serializers._base import SerializationKeyError  # noqa: F401
 from chainlet.serializers._base import Serializer  # noqa: F401
+from chainlet.serializers._base import UnsafeFileError  # noqa: F401
 from chainlet.serializers.hdf5 import HDF5Deserializer  # noqa: F401
 from chainlet.serializers.hdf5 import HDF5Serializer  # noqa: F401
 from chainlet.serializers.hdf5 import load_hdf5  # noqa: F401
+from chainlet.serializers.hdf5 import open_hdf5  # noqa: F401
 from chainlet.serializers.hdf5 import save_hdf5  # noqa: F401
+from chainlet.serializers.hdf5 import write_hdf5  # noqa: F401
 from chainlet.serializers.npz import DictionarySerializer  # noqa: F401
 from chainlet.serializers.npz import NpzDeserializer  # noqa: F401
 from chainlet.serializers.npz import load_npz  # noqa: F401

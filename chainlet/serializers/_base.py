@@ -70,9 +70,19 @@ class CorruptFileError(ValueError, OSError):
     """
 
 
+class UnsafeFileError(ValueError):
+    """A file that asks a loader to do what a file from the internet must not make it do.
+
+    An HDF5 file whose datasets would read *other* files (external storage, external links,
+    virtual datasets), or a header that announces far more data than the file can hold (a
+    ``MemoryError`` waiting to happen). The message names the file and the entry.
+    """
+
+
 # Shown (and pickled) under the package that exports them.
 SerializationKeyError.__module__ = 'chainlet.serializers'
 CorruptFileError.__module__ = 'chainlet.serializers'
+UnsafeFileError.__module__ = 'chainlet.serializers'
 
 
 IgnoreNames = Union[None, str, Callable[[str], bool], Sequence[Union[str, Callable[[str], bool]]]]
@@ -347,4 +357,4 @@ def optional_module(name: str, extra: str, what: str) -> Any:
         return importlib.import_module(name)
     except ImportError as e:
         raise ImportError(f'{what} needs the optional package {name}; install it with '
-                          f'pip install "chainlet[{extra}]"') from e
+                          f'pip install "chainlet-dl[{extra}]"') from e

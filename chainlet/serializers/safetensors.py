@@ -1,7 +1,7 @@
 """Saving and loading serializable objects as ``.safetensors`` files (needs ``safetensors``).
 
-Install the extra with ``pip install "chainlet[safetensors]"``; ``import chainlet`` never imports
-the package. The keys are those of :func:`~chainlet.serializers.save_npz` (``l1/W``,
+Install the extra with ``pip install "chainlet-dl[safetensors]"``; ``import chainlet`` never
+imports the package. The keys are those of :func:`~chainlet.serializers.save_npz` (``l1/W``,
 ``updater/model:main/predictor/l1/b``...), so a file converts between the two formats key for
 key, and PyTorch tooling (``safetensors.torch.load_file``) reads the arrays under those names.
 
@@ -156,7 +156,12 @@ def _write(st: Any, file: FileLike, target: dict, metadata: Optional[Mapping[str
     tensors, meta = _encode(target, metadata, what)
     if is_path(file):
         with atomic_path(file) as tmp:
-            st.save_file(tensors, tmp, metadata=meta)
+            try:
+                st.save_file(tensors, tmp, metadata=meta)
+            except OSError:
+                raise
+            except Exception as e:  # SafetensorError: its I/O errors are no OSError
+                raise OSError(f'{what}: cannot write {os.fspath(file)!r}: {e}') from e
     else:
         file.write(st.save(tensors, metadata=meta))
 

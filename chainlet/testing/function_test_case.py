@@ -88,7 +88,7 @@ def gpu_skip_reason() -> Optional[str]:
     try:
         import cupy  # noqa: F401
     except ImportError:
-        return 'CuPy is not installed (pip install "chainlet[cuda12]" or "chainlet[cuda13]")'
+        return 'CuPy is not installed (pip install "chainlet-dl[cuda12]" or "chainlet-dl[cuda13]")'
     except Exception as e:  # a broken installation (e.g. a CUDA library that fails to load)
         return f'CuPy failed to import: {e}'
     if backend.device_count() == 0:

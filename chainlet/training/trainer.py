@@ -78,7 +78,6 @@ class Trainer:
             reporter.add_observers(name, optimizer.target.namedlinks(skipself=True))
         self.reporter = reporter
         self._done = False
-        self._is_before_training = False
         self._extensions: collections.OrderedDict = collections.OrderedDict()
         self._start_at: Optional[float] = None
         self._snapshot_elapsed_time = 0.0
@@ -89,12 +88,13 @@ class Trainer:
 
     @property
     def is_before_training(self) -> bool:
-        """Whether the extensions are being called before the first update.
+        """Whether no update has run yet (``updater.iteration == 0``), as in Chainer.
 
-        True only while :meth:`run` calls the extensions registered with
-        ``call_before_training=True``, so such an extension can tell that call apart.
+        :meth:`run` calls the extensions registered with ``call_before_training=True`` only
+        then (not when it resumes from a snapshot), and ``LogReport``/``PlotReport`` log that
+        call as an entry of its own.
         """
-        return self._is_before_training
+        return bool(getattr(self.updater, 'iteration', None) == 0)
 
     @property
     def elapsed_time(self) -> float:
@@ -125,7 +125,8 @@ class Trainer:
                 every iteration. A ``(period, unit)`` pair becomes an ``IntervalTrigger``.
             priority: Order within an iteration (higher first); defaults to the extension's
                 ``priority``, else :data:`~chainlet.training.PRIORITY_READER`.
-            call_before_training: Also call the extension once before the first update.
+            call_before_training: Also call the extension once before the first update (on a
+                fresh start only, not when resuming).
 
         Raises:
             TypeError: no name can be found, or an unknown keyword argument was given.
@@ -187,8 +188,14 @@ class Trainer:
     def run(self, show_loop_exception_msg: bool = True) -> None:
         """Run the training loop until the stop trigger fires.
 
-        Calls every extension's ``initialize(trainer)`` first (except those whose trigger is
-        ``finished``), then those marked ``call_before_training``, then loops. When the loop
+        First loads the newest snapshot of each ``snapshot(autoload=True)`` extension, then
+        calls every extension's ``initialize(trainer)`` (except those whose trigger is
+        ``finished``), then, on a fresh start (:attr:`is_before_training`), those marked
+        ``call_before_training``, then loops. Loading first lets every ``initialize`` see the
+        resumed state, so a schedule such as ``MultistepShift`` sets the resumed value before
+        the first update. (Chainer 7.8.1 loads in the snapshot's own ``initialize``, whose
+        priority -100 comes after the others, so its schedules start from stale values.)
+        When the loop
         raises, every extension's ``on_error(trainer, exc, tb)`` runs and the exception
         propagates; in any case every ``finalize()`` and ``updater.finalize()`` run.
 
@@ -206,19 +213,20 @@ class Trainer:
         extensions = self._sorted_extensions()
         self._start_at = time.perf_counter()
         for _, entry in extensions:
+            autoload = getattr(entry.extension, 'autoload_snapshot', None)
+            if callable(autoload):
+                autoload(self)
+        for _, entry in extensions:
             initializer = getattr(entry.extension, 'initialize', None)
             if initializer and not getattr(entry.trigger, 'finished', False):
                 initializer(self)
         reporter = self.reporter
-        self.observation = {}
-        self._is_before_training = True
-        try:
+        if self.is_before_training:
+            self.observation = {}
             with reporter.scope(self.observation):
                 for _, entry in extensions:
                     if entry.call_before_training:
                         entry.extension(self)
-        finally:
-            self._is_before_training = False
         update = self.updater.update
         stop_trigger = self.stop_trigger
         try:

@@ -58,7 +58,7 @@ def test_mixed_array_modules_raise(fake_cupy):
 
 def test_to_gpu_without_cupy_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, 'cupy', None)  # makes `import cupy` fail
-    with pytest.raises(RuntimeError, match=r'pip install "chainlet\[cuda12\]"'):
+    with pytest.raises(RuntimeError, match=r'pip install "chainlet-dl\[cuda12\]"'):
         backend.to_gpu(np.zeros(1))
     assert backend.gpu_available() is False
 

@@ -489,3 +489,14 @@ class TestGradientOnTheNode:
             y.node.retain_data()
         y.retain_data()
         np.testing.assert_array_equal(y.node.data, y.array)
+
+
+def test_converts_to_numpy_and_python_scalars():
+    # Unlike Chainer, as a Keras eager tensor (issue 31); bool still raises (above).
+    import operator
+    v = Variable(np.zeros((2, 3), np.float32))
+    assert np.asarray(v) is v.array
+    assert int(Variable(np.array([2.5]))) == 2 and float(Variable(np.float32(1.0) * np.ones(1, np.float32))) == 1.0
+    assert operator.index(Variable(np.array(4))) == 4
+    with pytest.raises(TypeError, match='one element'):
+        float(v)

@@ -56,5 +56,5 @@ def test_missing_sklearn_message(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, '__import__', fake_import)
-    with pytest.raises(ImportError, match=r'pip install "chainlet\[examples\]"'):
+    with pytest.raises(ImportError, match=r'pip install "chainlet-dl\[examples\]"'):
         get_digits()

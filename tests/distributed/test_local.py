@@ -35,9 +35,9 @@ def test_import_does_not_start_mpi():
 
 def test_missing_mpi4py_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, 'mpi4py', None)
-    with pytest.raises(ImportError, match=r'pip install "chainlet\[mpi\]"'):
+    with pytest.raises(ImportError, match=r'pip install "chainlet-dl\[mpi\]"'):
         cmn.create_communicator('flat')
-    with pytest.raises(ImportError, match=r'chainlet\[mpi\]'):
+    with pytest.raises(ImportError, match=r'chainlet-dl\[mpi\]'):
         cmn.global_except_hook()
 
 

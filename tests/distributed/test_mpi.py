@@ -1,6 +1,6 @@
 """Run the scenarios of ``mpi_worker.py`` under ``mpiexec -n 2`` (real MPI processes).
 
-Skipped when mpi4py or an ``mpiexec`` is not available (``pip install "chainlet[mpi]"``).
+Skipped when mpi4py or an ``mpiexec`` is not available (``pip install "chainlet-dl[mpi]"``).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _find_mpiexec() -> str | None:
 MPIEXEC = _find_mpiexec()
 pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec('mpi4py') is None,
-                       reason='mpi4py is not installed (pip install "chainlet[mpi]")'),
+                       reason='mpi4py is not installed (pip install "chainlet-dl[mpi]")'),
     pytest.mark.skipif(MPIEXEC is None, reason='no mpiexec found next to the Python '
                                                'interpreter or on PATH'),
 ]

@@ -142,7 +142,7 @@ def test_gpu_device_without_cupy_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, 'cupy', None)  # makes `import cupy` fail
     for make in (lambda: GpuDevice(0), lambda: backend.get_device('@cupy:0'),
                  lambda: L.Linear(2, 3).to_device('cuda:0')):
-        with pytest.raises(RuntimeError, match=r'pip install "chainlet\[cuda12\]"'):
+        with pytest.raises(RuntimeError, match=r'pip install "chainlet-dl\[cuda12\]"'):
             make()
     assert backend.device_count() == 0
 

@@ -24,7 +24,7 @@ X = np.random.default_rng(0).normal(size=(6, 4)).astype(np.float32)
 
 def test_missing_package_names_the_extra(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, 'safetensors', None)
-    with pytest.raises(ImportError, match=r'pip install "chainlet\[safetensors\]"'):
+    with pytest.raises(ImportError, match=r'pip install "chainlet-dl\[safetensors\]"'):
         _model(0).save_weights(str(tmp_path / 'w.safetensors'))
     assert not os.listdir(tmp_path)
 

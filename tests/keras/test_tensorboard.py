@@ -196,7 +196,7 @@ def test_missing_tensorboardx_names_the_extra():
             'except ImportError as e:\n    print(e)\n')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          check=True).stdout
-    assert 'pip install "chainlet[tensorboard]"' in out
+    assert 'pip install "chainlet-dl[tensorboard]"' in out
 
 
 def test_importing_keras_does_not_import_tensorboardx():
@@ -216,4 +216,4 @@ def test_write_images_without_pillow_names_the_extra():
             'except ImportError as e:\n    print(e)\n')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          check=True).stdout
-    assert 'pip install "chainlet[image]"' in out
+    assert 'pip install "chainlet-dl[image]"' in out

@@ -163,3 +163,15 @@ def test_batch_normalization_mixed16_and_missing_size():
     np.testing.assert_allclose(y.array, [[-1, -1, -1], [1, 1, 1]], atol=1e-2)
     with pytest.raises(RuntimeError, match='size'):  # Chainer's type; also a ValueError
         L.BatchNormalization()
+
+
+def test_group_normalization_mixed16_keeps_float32_parameters():
+    with chainlet.using_config('dtype', chainlet.mixed16):
+        gn = L.GroupNormalization(3)
+        y = gn(np.zeros((2, 6, 4), np.float16))
+    assert gn.gamma.dtype == np.float32 and gn.beta.dtype == np.float32
+    assert y.dtype == np.float16
+    # The groups check comes before any dtype complaint (Chainer's ValueError).
+    gn = L.GroupNormalization(groups=3)
+    with pytest.raises(ValueError, match='groups'):
+        gn(np.zeros((2, 5, 2), np.float16))

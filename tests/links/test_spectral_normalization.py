@@ -337,3 +337,20 @@ def test_round_trip_of_a_chain_in_a_buffer():
     buf.seek(0)
     with np.load(buf) as npz:
         assert {'0/W_u', '1/W_u'} <= set(npz.files)
+
+
+def test_recomputing_reuses_the_vectors_of_the_last_forward():
+    layer = L.Linear(4, 3).add_hook(SpectralNormalization())
+    hook = layer.local_link_hooks['SpectralNormalization']
+    assert hook.v is None
+    x = np.random.rand(2, 4).astype(np.float32)
+    y1 = layer(x).array
+    u1, v1 = layer.W_u.copy(), hook.v.copy()
+    assert v1.shape == (4,)
+    with chainlet.using_config('in_recomputing', True):
+        y2 = layer(x).array
+    np.testing.assert_array_equal(layer.W_u, u1)
+    np.testing.assert_array_equal(hook.v, v1)
+    np.testing.assert_allclose(y1, y2)
+    layer(x)  # an ordinary forward iterates again
+    assert not np.array_equal(layer.W_u, u1)

@@ -21,7 +21,7 @@ def test_import_chainlet_does_not_import_onnx():
 
 def test_missing_onnx_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, 'onnx', None)
-    with pytest.raises(ImportError, match=r'chainlet\[onnx\]'):
+    with pytest.raises(ImportError, match=r'chainlet-dl\[onnx\]'):
         chainlet.onnx.export(Sequential(L.Linear(3, 2)), np.zeros((2, 3), np.float32))
 
 

@@ -13,7 +13,7 @@ from serializer_models import X, Exploding, FakeOptimizer, Snapshot, make_net
 
 def test_missing_h5py_names_the_extra(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, 'h5py', None)
-    with pytest.raises(ImportError, match=r'pip install "chainlet\[hdf5\]"'):
+    with pytest.raises(ImportError, match=r'pip install "chainlet-dl\[hdf5\]"'):
         serializers.save_hdf5(tmp_path / 'm.h5', make_net(1))
     with pytest.raises(ImportError, match='load_hdf5'):
         serializers.load_hdf5(tmp_path / 'm.h5', make_net(1))

@@ -24,9 +24,9 @@ from serializer_models import X, Affine, Exploding, FakeOptimizer, Snapshot, mak
 
 def test_missing_package_names_the_extra(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, 'safetensors', None)
-    with pytest.raises(ImportError, match=r'pip install "chainlet\[safetensors\]"'):
+    with pytest.raises(ImportError, match=r'pip install "chainlet-dl\[safetensors\]"'):
         save_safetensors(tmp_path / 'm.safetensors', make_net(1))
-    with pytest.raises(ImportError, match=r'load_safetensors.*chainlet\[safetensors\]'):
+    with pytest.raises(ImportError, match=r'load_safetensors.*chainlet-dl\[safetensors\]'):
         load_safetensors(tmp_path / 'm.safetensors', make_net(1))
     assert not os.listdir(tmp_path)
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from chainlet import training
+from chainlet import serializers, training
 from chainlet.training import extensions
 
 
@@ -16,21 +16,42 @@ def test_trigger_module_alias():
     assert training.extension.Extension is training.Extension
 
 
-def test_is_before_training_only_during_the_call_before_training(setup_factory):
+def test_is_before_training_is_iteration_zero_as_chainer(setup_factory):
     s = setup_factory(stop=(2, 'iteration'))
     seen = []
     s.trainer.extend(lambda tr: seen.append((tr.updater.iteration, tr.is_before_training)),
                      name='probe', call_before_training=True)
-    assert s.trainer.is_before_training is False
+    assert s.trainer.is_before_training is True  # Chainer: updater.iteration == 0
     s.trainer.run()
     assert seen == [(0, True), (1, False), (2, False)]
     assert s.trainer.is_before_training is False
 
 
+def test_call_before_training_is_skipped_on_a_resumed_run(setup_factory, tmp_path):
+    first = setup_factory(stop=(2, 'iteration'))
+    before = []
+    first.trainer.extend(lambda tr: before.append(tr.updater.iteration), name='probe',
+                         call_before_training=True)
+    first.trainer.run()
+    assert before == [0, 1, 2]
+    path = str(tmp_path / 'snap.npz')
+    serializers.save_npz(path, first.trainer)
+    resumed = setup_factory(stop=(4, 'iteration'), out=tmp_path / 'again')
+    seen = []
+    resumed.trainer.extend(lambda tr: seen.append(tr.updater.iteration), name='probe',
+                           call_before_training=True)
+    serializers.load_npz(path, resumed.trainer)
+    resumed.trainer.run()
+    assert seen == [3, 4]
+
+
 @pytest.mark.parametrize('period, iters_per_epoch, unit', [
     (2, 5, 'iteration'), (3, 1, 'epoch'), (1.5, 2, 'epoch'), (1, 2.5, 'epoch')])
-def test_interval_trigger_on_a_resumed_updater_fires_as_an_uninterrupted_run(
+def test_interval_trigger_counts_from_its_own_previous_call_as_chainer(
         fake_trainer, period, iters_per_epoch, unit):
+    # Chainer 7.8.1's rule: a new trigger remembers position 0, so on an updater that already
+    # advanced (its state not loaded) it fires at its first call when a boundary was passed
+    # since 0; with its state loaded it continues as in an uninterrupted run.
     whole = fake_trainer(iters_per_epoch)
     trigger = training.triggers.IntervalTrigger(period, unit)
     expected = []
@@ -38,13 +59,18 @@ def test_interval_trigger_on_a_resumed_updater_fires_as_an_uninterrupted_run(
         whole.updater.step()
         expected.append(trigger(whole))
     resumed = fake_trainer(iters_per_epoch)
-    for _ in range(4):  # the updater's counters come back from a snapshot ...
-        resumed.updater.step()
-    fresh = training.triggers.IntervalTrigger(period, unit)  # ... the trigger is new
-    got = []
     for _ in range(4):
         resumed.updater.step()
-        got.append(fresh(resumed))
+    fresh = training.triggers.IntervalTrigger(period, unit)
+    resumed.updater.step()
+    assert fresh(resumed) is True
+    restored = training.triggers.IntervalTrigger(period, unit)
+    restored._previous_iteration = 4
+    restored._previous_epoch_detail = 4 / iters_per_epoch
+    got = []
+    for _ in range(4):
+        got.append(restored(resumed))
+        resumed.updater.step()
     assert got == expected[4:]
     assert any(expected)
 

@@ -186,7 +186,7 @@ def test_plot_report_writes_png(setup_factory):
 def test_plot_report_without_matplotlib_warns(monkeypatch):
     from chainlet.training.extensions import plot_report
     monkeypatch.setattr(plot_report, '_matplotlib_available', lambda: False)
-    with pytest.warns(UserWarning, match=r'pip install "chainlet\[plot\]"'):
+    with pytest.warns(UserWarning, match=r'pip install "chainlet-dl\[plot\]"'):
         ext = extensions.PlotReport('main/loss')
     assert not ext.available()
 

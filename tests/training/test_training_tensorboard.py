@@ -107,4 +107,4 @@ def test_missing_tensorboardx_names_the_extra():
             'except ImportError as e:\n    print(e)\n')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          check=True).stdout
-    assert 'pip install "chainlet[tensorboard]"' in out
+    assert 'pip install "chainlet-dl[tensorboard]"' in out

@@ -32,7 +32,7 @@ def test_missing_matplotlib_is_reported_when_training_starts(monkeypatch):
     monkeypatch.setattr(extensions.VariableStatisticsPlot, 'available',
                         staticmethod(lambda: False))
     ext = extensions.VariableStatisticsPlot(chainlet.Parameter(np.zeros(2, np.float32)))
-    with pytest.warns(UserWarning, match=r'pip install "chainlet\[plot\]"'):
+    with pytest.warns(UserWarning, match=r'pip install "chainlet-dl\[plot\]"'):
         ext.initialize(None)
 
 

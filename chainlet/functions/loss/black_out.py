@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from chainlet import type_check
 from chainlet.functions.array.broadcast import broadcast_to
 from chainlet.functions.array.concat import concat
 from chainlet.functions.connection.embed_id import embed_id
 from chainlet.functions.math.exponential import exp, log
 from chainlet.functions.math.logsumexp import logsumexp
+from chainlet.functions.math.sum import mean as _mean
 from chainlet.functions.math.sum import sum as _sum
 from chainlet.variable import Variable, as_array, as_variable
 
@@ -45,6 +47,8 @@ def black_out(x: Any, t: Any, W: Any, samples: Any, reduce: str = 'mean') -> Var
     """
     if reduce not in ('mean', 'no'):
         raise ValueError(f"black_out: argument reduce: expected 'mean' or 'no', got {reduce!r}")
+    for name, a in (('x', x), ('t', t), ('W', W), ('samples', samples)):
+        type_check.array_input('black_out', name, a)
     x = as_variable(x)
     t, samples = as_array(t), as_array(samples)
     if x.ndim != 2 or t.shape != (x.shape[0],) or samples.ndim != 2 or \
@@ -59,5 +63,6 @@ def black_out(x: Any, t: Any, W: Any, samples: Any, reduce: str = 'mean') -> Var
     log_not = log(1 - exp(neg - broadcast_to(logz[:, None], (n, s))))
     loss = logz - pos - _sum(log_not, axis=1)
     if reduce == 'mean':
-        loss = _sum(loss) / float(max(n, 1))
+        # F.mean accumulates float16 in float32 (a float16 sum overflows past 65504)
+        loss = _mean(loss) if n else _sum(loss)
     return loss

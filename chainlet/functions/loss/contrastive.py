@@ -6,7 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
-from chainlet.functions.loss._common import check_reduce, data_of
+from chainlet.functions.loss._common import check_reduce, data_of, reduction_dtype
 from chainlet.variable import Variable
 
 _FUNC = 'contrastive'
@@ -39,7 +39,8 @@ class Contrastive(FunctionNode):
         yf = y.astype(x0.dtype)
         loss = (yf * dist_sq + (1 - yf) * xp.square(gap)) * xp.asarray(0.5, x0.dtype)
         if self.reduce == 'mean':
-            return xp.asarray(loss.sum() / max(len(x0), 1), dtype=x0.dtype),
+            total = loss.sum(dtype=reduction_dtype(x0.dtype))  # float16 sums overflow past 65504
+            return xp.asarray(total / max(len(x0), 1), dtype=x0.dtype),
         return loss.astype(x0.dtype, copy=False),
 
     def backward(self, indexes, grad_outputs):

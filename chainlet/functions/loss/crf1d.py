@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from chainlet import backend
+from chainlet import type_check
 from chainlet.functions.array.broadcast import broadcast_to
 from chainlet.functions.array.concat import concat
 from chainlet.functions.array.reshape import reshape
@@ -18,7 +19,7 @@ from chainlet.functions.array.select_item import select_item
 from chainlet.functions.connection.embed_id import embed_id
 from chainlet.functions.math.logsumexp import logsumexp
 from chainlet.functions.math.minmax import max as _max
-from chainlet.functions.math.sum import sum as _sum
+from chainlet.functions.math.sum import mean as _mean
 from chainlet.variable import Variable, as_array, as_variable
 
 
@@ -84,6 +85,7 @@ def crf1d(cost: Any, xs: Sequence[Any], ys: Sequence[Any], reduce: str = 'mean')
     """
     if reduce not in ('mean', 'no'):
         raise ValueError(f"crf1d: argument reduce: expected 'mean' or 'no', got {reduce!r}")
+    type_check.array_input('crf1d', 'cost', cost)
     cost = as_variable(cost)
     xs = [as_variable(x) for x in xs]
     ys = [as_array(y) for y in ys]
@@ -118,7 +120,7 @@ def crf1d(cost: Any, xs: Sequence[Any], ys: Sequence[Any], reduce: str = 'mean')
 
     loss = logz - score
     if reduce == 'mean':
-        return _sum(loss) / float(len(loss))
+        return _mean(loss)  # accumulates float16 in float32 (a float16 sum overflows)
     return loss
 
 
@@ -144,6 +146,7 @@ def argmax_crf1d(cost: Any, xs: Sequence[Any]) -> tuple:
         >>> score.array, [p.tolist() for p in path]
         (array([1.], dtype=float32), [[0], [0]])
     """
+    type_check.array_input('argmax_crf1d', 'cost', cost)
     cost = as_variable(cost)
     xs = [as_variable(x) for x in xs]
     _check_sequences('argmax_crf1d', cost, xs)

@@ -7,7 +7,7 @@ from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
 from chainlet.functions.loss._common import (
-    UnknownOptionError, check_labels, check_reduce, data_of)
+    UnknownOptionError, check_labels, check_reduce, data_of, reduction_dtype)
 from chainlet.variable import Variable
 
 _FUNC = 'hinge'
@@ -42,7 +42,8 @@ class Hinge(FunctionNode):
         h = xp.maximum(x * _signs(t, x.shape, x.dtype) + 1, 0)
         loss = h if self.norm == 'L1' else xp.square(h)
         if self.reduce == 'mean':
-            return xp.asarray(loss.sum() / max(len(x), 1), dtype=x.dtype),
+            total = loss.sum(dtype=reduction_dtype(x.dtype))  # float16 sums overflow past 65504
+            return xp.asarray(total / max(len(x), 1), dtype=x.dtype),
         return loss,
 
     def backward(self, indexes, grad_outputs):

@@ -6,7 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
-from chainlet.functions.loss._common import check_reduce
+from chainlet.functions.loss._common import check_reduce, reduction_dtype
 from chainlet.variable import Variable
 
 _FUNC = 'huber_loss'
@@ -32,12 +32,13 @@ class HuberLoss(FunctionNode):
         self.retain_inputs((0, 1))
         delta = xp.asarray(self.delta, x.dtype)
         a = abs(x - t)
-        # 0.5 * a^2 - 0.5 * max(a - delta, 0)^2 equals 0.5 a^2 inside and delta (a - delta/2)
-        # outside, without a branch.
-        over = xp.maximum(a - delta, xp.zeros((), x.dtype))  # 0-d safe under NumPy 1.26
-        y = (xp.square(a) - xp.square(over)) * xp.asarray(0.5, x.dtype)
+        # 0.5 q^2 + delta (a - q) with q = min(a, delta) is 0.5 a^2 inside and
+        # delta (a - delta/2) outside (Keras's Huber), without a branch; a^2 is never formed
+        # for a large residual (a^2 - (a - delta)^2 cancels: NaN at 1000 in float16).
+        q = xp.minimum(a, delta)
+        y = xp.square(q) * xp.asarray(0.5, x.dtype) + delta * (a - q)
         if self.reduce == 'sum_along_second_axis':
-            y = y.sum(axis=1)
+            y = xp.asarray(y.sum(axis=1, dtype=reduction_dtype(x.dtype)), dtype=x.dtype)
         return y,
 
     def backward(self, indexes, grad_outputs):

@@ -222,7 +222,7 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
 def _soft_target_loss(x: Any, t: Any, reduce: str, soft_target_loss: str) -> Variable:
     """Cross entropy or KL divergence against a target distribution, built from chainlet ops."""
     from chainlet.functions.math.exponential import log
-    from chainlet.functions.math.sum import sum as sum_
+    from chainlet.functions.math.sum import mean as mean_, sum as sum_
     t_data = data_of(t)
     x_data = data_of(x)
     if t_data.shape != x_data.shape:
@@ -242,8 +242,8 @@ def _soft_target_loss(x: Any, t: Any, reduce: str, soft_target_loss: str) -> Var
     else:
         loss = -sum_(t * log_y, axis=1)
     if reduce == 'mean':
-        n = max(x_data.size // max(x_data.shape[1], 1), 1)
-        loss = sum_(loss) / float(n)
+        # mean accumulates float16 in float32 (a float16 sum overflows past 65504)
+        loss = mean_(loss) if loss.size else sum_(loss)
     return loss
 
 

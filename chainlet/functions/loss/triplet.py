@@ -6,7 +6,7 @@ from typing import Any
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
-from chainlet.functions.loss._common import check_reduce
+from chainlet.functions.loss._common import check_reduce, reduction_dtype
 from chainlet.variable import Variable
 
 _FUNC = 'triplet'
@@ -33,7 +33,8 @@ class Triplet(FunctionNode):
         loss = xp.maximum(dist + xp.asarray(self.margin, a.dtype), 0)
         self._active = (loss > 0).astype(a.dtype)
         if self.reduce == 'mean':
-            return xp.asarray(loss.sum() / max(len(a), 1), dtype=a.dtype),
+            total = loss.sum(dtype=reduction_dtype(a.dtype))  # float16 sums overflow past 65504
+            return xp.asarray(total / max(len(a), 1), dtype=a.dtype),
         return loss,
 
     def backward(self, indexes, grad_outputs):

@@ -2,7 +2,7 @@
 
 Digamma, log-gamma, polygamma, zeta, erfcx, erfinv, erfcinv, ndtri and log_ndtr have no NumPy
 counterpart, so, as in Chainer, the CPU forward calls ``scipy.special`` and the GPU forward
-``cupyx.scipy.special``. SciPy is an optional extra (``pip install "chainlet[special]"``): it is
+``cupyx.scipy.special``. SciPy is an optional extra (``pip install "chainlet-dl[special]"``): it is
 imported the first time such a function runs, and when it is missing the ``ImportError`` names
 the function and the extra. The gradients are written with chainlet functions, so they can be
 differentiated again.
@@ -39,7 +39,7 @@ def special_function(func: str, name: str, xp: Any) -> Callable:
         except ImportError:
             raise ImportError(
                 f'{func}: SciPy is required to compute {func} on the CPU; install it with '
-                f'pip install "chainlet[special]"') from None
+                f'pip install "chainlet-dl[special]"') from None
     else:
         from cupyx.scipy import special
     return getattr(special, name)

@@ -61,9 +61,12 @@ def expand_along(func: str, x: Any, y: Any, axis: int) -> Variable:
     A mismatch raises ``ValueError`` naming ``func``; in debug mode ``AssertionError``, which
     is what Chainer's ``bias`` and ``scale`` raise there.
     """
+    from chainlet import type_check
     from chainlet._config import config
     from chainlet.functions.array.broadcast import broadcast_to
     from chainlet.functions.array.reshape import reshape
+    type_check.array_input(func, 'x', x)
+    type_check.array_input(func, 'y', y)
     xs, ys = x.shape, y.shape
     if xs[axis:axis + len(ys)] != ys:
         error = AssertionError if config.debug else ValueError

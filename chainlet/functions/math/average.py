@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy
+
 from chainlet import backend
 from chainlet import type_check
 from chainlet.functions.math.sum import Axis, _mean, normalize_axis
@@ -64,5 +66,11 @@ def average(x: Any, axis: Axis = None, weights: Optional[Any] = None,
         from chainlet.functions.array.reshape import reshape
         wx = broadcast_to(reshape(w, tuple(s if i == a else 1 for i, s in enumerate(x.shape))),
                           x.shape)
+    if x.dtype == numpy.float16:
+        # Both sums may pass float16's 65504 (and inf / inf is NaN): divide them in float32.
+        from chainlet.functions.array.cast import cast
+        ratio = _sum(cast(x, numpy.float32) * cast(wx, numpy.float32), axes, keepdims) / \
+            _sum(cast(w, numpy.float32))
+        return cast(ratio, numpy.float16)
     total = _sum(x * wx, axes, keepdims)
     return total / _sum(w)

@@ -68,6 +68,11 @@ class Sum(FunctionNode):
             # Here rather than in the check, which config.type_check = False skips.
             self.axis = normalize_axis('sum', self.axis, x.ndim)
         self._shape = x.shape
+        if x.dtype == numpy.float16:
+            # float16 accumulates in float32 (a float16 running sum stops growing at 2048
+            # and overflows past 65504): only the total is rounded to float16.
+            y = x.sum(axis=self.axis, keepdims=self.keepdims, dtype=numpy.float32)
+            return backend.get_array_module(x).asarray(y, dtype=x.dtype),
         if self.axis is None and not self.keepdims and type(x) is numpy.ndarray:
             return numpy.asarray(x.sum()),  # a loss: the method, no keywords, a 0-d array
         y = x.sum(axis=self.axis, keepdims=self.keepdims)
@@ -97,6 +102,50 @@ class Sum(FunctionNode):
         if kept is not None:
             gy = gy.reshape(kept)
         return gy if gy.shape == self._shape else broadcast_view(gy, self._shape),
+
+
+class Mean(Sum):
+    """``y = x.mean(axis, keepdims)`` with ``n`` the number of elements reduced into each output.
+
+    One node rather than ``sum(x) / n``: a float16 sum of more than 65504 (a 256x256 image of
+    0.5) overflows before the division, so the sum is accumulated and divided in float32 and
+    only the mean is rounded to float16, as ``numpy.mean`` does.
+    """
+
+    def __init__(self, axis: Axis = None, keepdims: bool = False, n: int = 1) -> None:
+        super().__init__(axis, keepdims)
+        self.n = n
+
+    def _check_arrays(self, in_data):
+        if in_data[0].dtype.kind != 'f':
+            type_check.float_input('mean', 'x', in_data[0])
+
+    def forward(self, inputs):
+        x, = inputs
+        self._shape = x.shape
+        xp = backend.get_array_module(x)
+        dtype = numpy.float32 if x.dtype == numpy.float16 else x.dtype.type
+        y = x.sum(axis=self.axis, keepdims=self.keepdims, dtype=dtype)
+        if not self.n:  # the mean of nothing is NaN, as in NumPy, without its warning
+            return xp.full(numpy.shape(y), numpy.nan, x.dtype),
+        return xp.asarray(y / dtype(self.n), dtype=x.dtype),
+
+    def backward(self, indexes, grad_outputs):
+        from chainlet.functions.array.cast import cast
+        from chainlet.functions.math.basic_math import DivByConstant, MulConstant
+        gy, = grad_outputs
+        node = DivByConstant(self.n) if self.n else MulConstant(float('nan'))
+        if gy.dtype == numpy.float16:  # n itself may pass float16's 65504: divide in float32
+            gy = cast(node.apply((cast(gy, numpy.float32),))[0], numpy.float16)
+        else:
+            gy = node.apply((gy,))[0]
+        return super().backward(indexes, (gy,))
+
+    def _backward_arrays(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        dtype = numpy.float32 if gy.dtype == numpy.float16 else gy.dtype.type
+        scaled = gy / dtype(self.n) if self.n else gy * dtype(numpy.nan)
+        return super()._backward_arrays(indexes, (scaled.astype(gy.dtype, copy=False),))
 
 
 def sum(x: Any, axis: Axis = None, keepdims: bool = False) -> Variable:  # noqa: A001
@@ -150,10 +199,7 @@ def _mean(func: str, x: Any, axis: Axis, keepdims: bool) -> Variable:
         n = 1
         for a in axes:
             n *= data.shape[a]
-    from chainlet.functions.math.basic_math import DivByConstant, MulConstant
-    # The mean of nothing is NaN, as in NumPy, but without NumPy's division warning.
-    node = DivByConstant(n) if n else MulConstant(float('nan'))
-    return node.apply((sum(x, axes, keepdims),))[0]
+    return Mean(axes, keepdims, n).apply((x,))[0]
 
 
 def __getattr__(name: str) -> Any:

@@ -13,7 +13,7 @@ import numpy
 
 from chainlet import backend
 from chainlet.function_node import FunctionNode
-from chainlet.functions.math.sum import sum as _sum
+from chainlet.functions.math.sum import Mean
 from chainlet.variable import Variable
 
 
@@ -88,8 +88,10 @@ class Standardize(FunctionNode):
 def project(g: Variable, x_hat: Variable, axes: tuple, inv_m: float) -> Variable:
     """``g - mean(g) - x_hat * mean(g * x_hat)`` over ``axes`` (what normalization's Jacobian
     does to a gradient, up to the factor ``inv_std``)."""
-    mean_g = _sum(g, axes, keepdims=True) * inv_m
-    mean_gx = _sum(g * x_hat, axes, keepdims=True) * inv_m
+    # Mean nodes, not sum * inv_m: a float16 sum overflows past 65504 (Mean sums in float32).
+    m = reduced_size(g.shape, axes)
+    mean_g = Mean(axes, True, m).apply((g,))[0]
+    mean_gx = Mean(axes, True, m).apply((g * x_hat,))[0]
     return g - mean_g - x_hat * mean_gx
 
 

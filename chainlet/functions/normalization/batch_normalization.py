@@ -14,6 +14,8 @@ from chainlet.functions.array.broadcast import broadcast_to
 from chainlet.functions.array.cast import cast
 from chainlet.functions.array.reshape import reshape
 from chainlet.functions.math.sum import sum as _sum
+from chainlet.functions.normalization._bn_impl import (  # noqa: F401  (Chainer's names here)
+    GeneralBatchNormalizationImpl, _BatchNormalizationImpl)
 from chainlet.functions.normalization._standardize import (
     interm_dtype, moments, project, reduced_size, standardize)
 from chainlet.variable import Variable
@@ -79,13 +81,18 @@ class BatchNormalization(FunctionNode):
     are kept for backward, which is :class:`BatchNormalizationGrad`.
     """
 
+    _impl = None
+
     def __init__(self, eps: float = 2e-5, mean: Any = None, var: Any = None,
-                 decay: float = 0.9, axis: Axis = None) -> None:
+                 decay: float = 0.9, axis: Axis = None, impl_selector: Any = None) -> None:
         self.eps = eps
         self.running_mean = mean
         self.running_var = var
         self.decay = decay
         self.axis = parse_axis('batch_normalization', axis)
+        # Chainer's hook for a replaced implementation (``impl_selector(self, inputs)`` returns a
+        # GeneralBatchNormalizationImpl or the like); None keeps chainlet's fused path.
+        self._impl_selector = impl_selector
 
     def _check_arrays(self, in_data):
         x, gamma, beta = in_data
@@ -97,6 +104,8 @@ class BatchNormalization(FunctionNode):
                                     shape=gamma.shape)
 
     def forward(self, inputs):
+        if self._impl_selector is not None:
+            return self._forward_with_impl(inputs)
         x, gamma, beta = inputs
         xp = backend.get_array_module(x)
         self.axes = axes = compute_axes('batch_normalization', self.axis, x.ndim, gamma.ndim)
@@ -131,7 +140,26 @@ class BatchNormalization(FunctionNode):
             r *= decay
             r += ((1 - decay) * adjust * var).reshape(shape)
 
+    def _forward_with_impl(self, inputs):
+        x, gamma, beta = inputs
+        self.axes = axes = compute_axes('batch_normalization', self.axis, x.ndim, gamma.ndim)
+        self.bshape = broadcast_shape(x.shape, axes)
+        # The attributes Chainer's selectors and implementations read.
+        self.key_axis = tuple(i for i in range(x.ndim) if i not in axes)
+        self.expander = tuple(slice(None) if i in self.key_axis else None
+                              for i in range(x.ndim))
+        self._impl = self._impl_selector(self, inputs)
+        (y, _, self.running_mean, self.running_var, self.mean, self.var, self.inv_std,
+         self.forward_data) = self._impl.forward(
+            axis=axes, gamma=gamma, x=x, x_layout=None, xp=backend.get_array_module(x),
+            expander=self.expander, beta=beta, eps=self.eps, decay=self.decay,
+            running_mean=self.running_mean, running_var=self.running_var)
+        self.retain_inputs((0, 1))
+        return y,
+
     def forward_gpu(self, inputs):
+        if self._impl_selector is not None:
+            return self._forward_with_impl(inputs)
         # Statistics with CuPy's reductions, then one fused kernel for the normalization.
         x, gamma, beta = inputs
         xp = backend.get_array_module(x)
@@ -153,6 +181,8 @@ class BatchNormalization(FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, gamma = self.get_retained_inputs()
         gy, = grad_outputs
+        if self._impl is not None:
+            return _ImplBatchNormalizationGrad(self).apply((x, gamma, gy))
         return BatchNormalizationGrad(self.eps, self.axes, self.bshape, self.mean,
                                       self.inv_std).apply((x, gamma, gy))
 
@@ -244,6 +274,29 @@ class BatchNormalizationGrad(FunctionNode):
             if r is not None:
                 gx = gx - x_hat * (r * inv_std * inv_m)
         return gx, ggamma, ggy
+
+
+class _ImplBatchNormalizationGrad(BatchNormalizationGrad):
+    """:class:`BatchNormalizationGrad` whose first-order gradient comes from the forward's
+    replaced implementation (its higher orders are the plain formulas)."""
+
+    def __init__(self, bn: BatchNormalization) -> None:
+        expand = bn.expander
+        super().__init__(bn.eps, bn.axes, bn.bshape, bn.mean[expand], bn.inv_std[expand])
+        self.bn = bn
+
+    def forward(self, inputs):
+        x, gamma, gy = inputs
+        self.retain_inputs((0, 1, 2))
+        bn = self.bn
+        gx, _, ggamma, gbeta = bn._impl.backward(
+            axis=bn.axes, gamma=gamma, gy=gy, x=x, x_layout=None,
+            xp=backend.get_array_module(x), expander=bn.expander, mean=bn.mean,
+            inv_std=bn.inv_std, eps=bn.eps, var=bn.var, forward_data=bn.forward_data)
+        return (gx, ggamma.astype(gamma.dtype, copy=False),
+                gbeta.astype(gamma.dtype, copy=False))
+
+    forward_gpu = forward
 
 
 class FixedBatchNormalization(FunctionNode):

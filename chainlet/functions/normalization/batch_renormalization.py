@@ -68,6 +68,8 @@ def batch_renormalization(x: Any, gamma: Any, beta: Any, rmax: float, dmax: floa
     See: `Batch Renormalization: Towards Reducing Minibatch Dependence in Batch-Normalized
     Models <https://arxiv.org/abs/1702.03275>`_.
     """
+    for name, a in (('x', x), ('gamma', gamma), ('beta', beta)):
+        type_check.array_input(_FUNC, name, a)
     x, gamma, beta = as_variable(x), as_variable(gamma), as_variable(beta)
     type_check.argument(_FUNC, 'x', x.array, kind='f', min_ndim=gamma.ndim + 1)
     type_check.argument(_FUNC, 'gamma', gamma.array, dtype=x.dtype,

@@ -18,8 +18,9 @@ from chainlet import _config
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions.array.cast import cast
 from chainlet.functions.array.reshape import reshape
-from chainlet.functions.math.sum import sum as _sum
+from chainlet.functions.math.sum import Mean
 from chainlet.functions.normalization._standardize import moments
 from chainlet.variable import Variable, as_array
 
@@ -77,7 +78,8 @@ class _MulInvStd(FunctionNode):
 
 def _row_mean(x: Variable) -> Variable:
     """Mean of each row of a 2-D Variable, keeping the axis (broadcasts against ``x``)."""
-    return _sum(x, 1, keepdims=True) * (1.0 / max(x.shape[1], 1))
+    # A Mean node, not sum * (1 / n): a float16 sum overflows past 65504 (Mean sums in float32).
+    return Mean((1,), True, x.shape[1]).apply((x,))[0]
 
 
 def group_normalization(x: Any, groups: int, gamma: Any, beta: Any,
@@ -92,8 +94,9 @@ def group_normalization(x: Any, groups: int, gamma: Any, beta: Any,
     Args:
         x: Variable or array of floats, shape ``(N, C, ...)``.
         groups: Number of groups; must divide ``C``.
-        gamma: Scale, shape ``(C,)``, dtype of ``x``.
-        beta: Shift, shape ``(C,)``, dtype of ``x``.
+        gamma: Scale, shape ``(C,)``, a float dtype (that of ``x`` or, for mixed precision,
+            another one; the output has the dtype of ``x``).
+        beta: Shift, shape ``(C,)``, the dtype of ``gamma``.
         eps: Added to the variance before the square root.
 
     Returns:
@@ -115,9 +118,12 @@ def group_normalization(x: Any, groups: int, gamma: Any, beta: Any,
     xa = as_array(x)
     if _config.config.type_check:
         type_check.argument('group_normalization', 'x', xa, kind='f', min_ndim=2)
-        for name, p in (('gamma', as_array(gamma)), ('beta', as_array(beta))):
-            type_check.argument('group_normalization', name, p, dtype=xa.dtype,
-                                shape=(xa.shape[1],))
+        # gamma and beta may be of another float dtype than x (mixed16 links keep them in
+        # float32), as in Chainer; they must agree with each other.
+        ga = as_array(gamma)
+        type_check.argument('group_normalization', 'gamma', ga, kind='f', shape=(xa.shape[1],))
+        type_check.argument('group_normalization', 'beta', as_array(beta), dtype=ga.dtype,
+                            shape=(xa.shape[1],))
     shape = xa.shape
     n, c = shape[:2]
     if c % groups:
@@ -134,4 +140,6 @@ def group_normalization(x: Any, groups: int, gamma: Any, beta: Any,
     x_hat = _MulInvStd(eps, mean, inv_std).apply((xr, xr - _row_mean(xr)))[0]
     x_hat = reshape(x_hat, shape)
     pshape = (1, c) + (1,) * (len(shape) - 2)
+    if as_array(gamma).dtype != xa.dtype:  # the gradients return in gamma's and beta's dtype
+        gamma, beta = cast(gamma, xa.dtype), cast(beta, xa.dtype)
     return x_hat * reshape(gamma, pshape) + reshape(beta, pshape)

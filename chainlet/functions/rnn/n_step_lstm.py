@@ -31,6 +31,31 @@ class _LSTMCell(_Cell):
         return h, c
 
 
+def _lstm(x: Any, h: Any, c: Any, w: Sequence[Any], b: Sequence[Any]) -> tuple:
+    """One LSTM step with one layer's eight weights and biases in Chainer's layout.
+
+    Chainer's private per-step function, kept under its name because libraries built on Chainer
+    (ChainerRL's recurrent models) call it.
+
+    Shape:
+        ``x``: ``(B, I)``; ``h``, ``c``: ``(B, N)``; ``w[0..3]``: ``(N, I)``; ``w[4..7]``:
+        ``(N, N)``; ``b[j]``: ``(N,)``. Returns ``(h_new, c_new)``, each ``(B, N)``.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet.functions.rnn.n_step_lstm import _lstm
+        >>> w = [np.zeros((2, 3 if j < 4 else 2), np.float32) for j in range(8)]
+        >>> b = [np.zeros((2,), np.float32) for _ in range(8)]
+        >>> x, h, c = (np.ones((1, 3), np.float32), np.zeros((1, 2), np.float32),
+        ...            np.ones((1, 2), np.float32))
+        >>> h_new, c_new = _lstm(x, h, c, w, b)
+        >>> c_new.array  # forget gate sigmoid(0) = 0.5 keeps half of c
+        array([[0.5, 0.5]], dtype=float32)
+    """
+    wxt, bx, wht = _LSTMCell().prepare(w, b)
+    return _LSTMCell().step(matmul(x, wxt) + bx, h, c, wht)
+
+
 def _n_step_lstm_base(func: str, n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
                       ws: Sequence[Sequence[Any]], bs: Sequence[Sequence[Any]],
                       xs: Sequence[Any], directions: int, kwargs: dict) -> tuple:

@@ -20,6 +20,7 @@ from typing import Any, Optional
 import numpy
 
 from chainlet.keras.datasets import _files
+from chainlet.serializers import open_hdf5
 
 CLASS_INDEX_URL = ('https://storage.googleapis.com/download.tensorflow.org/data/'
                    'imagenet_class_index.json')
@@ -202,13 +203,13 @@ def _import_h5py() -> Any:
         import h5py
     except ImportError as e:
         raise ImportError('Keras .h5 weight files need h5py; install it with pip install '
-                          '"chainlet[hdf5]"') from e
+                          '"chainlet-dl[hdf5]"') from e
     return h5py
 
 
 def _is_keras_legacy_h5(path: str) -> bool:
-    h5py = _import_h5py()
-    with h5py.File(path, 'r') as f:
+    _import_h5py()
+    with open_hdf5(path, 'load_weights') as f:
         group = f['model_weights'] if 'model_weights' in f else f
         return 'layer_names' in group.attrs
 
@@ -229,8 +230,9 @@ def load_keras_h5_weights(model: Any, path: str) -> None:
         ValueError: A layer of the model that has weights is missing from the file, or has
             another number or shape of weights.
     """
-    h5py = _import_h5py()
-    with h5py.File(path, 'r') as f:
+    _import_h5py()
+    # open_hdf5 refuses files whose datasets read other files (external storage or links)
+    with open_hdf5(path, 'load_keras_h5_weights') as f:
         group = f['model_weights'] if 'model_weights' in f else f
         stored = {}
         for name in _names(group.attrs['layer_names']):

@@ -49,8 +49,11 @@ def _stack(x: Any, filters: int, blocks: int, stride1: int = 2, name: str = '') 
 def ResNet(stack_fn: Callable[[Any], Any], model_name: str, include_top: bool = True,
            weights: Any = 'imagenet', input_tensor: Any = None, input_shape: Any = None,
            pooling: Optional[str] = None, classes: int = 1000,
-           classifier_activation: Any = 'softmax', weights_file: Optional[str] = None) -> Any:
-    """A ResNet v1 whose residual stages are built by ``stack_fn(x)``."""
+           classifier_activation: Any = 'softmax', weights_file: Optional[str] = None,
+           preact: bool = False) -> Any:
+    """A ResNet whose residual stages are built by ``stack_fn(x)``: v1, or v2 with
+    ``preact`` (no batch normalization after the stem; ``post_bn``/``post_relu`` at the end,
+    as Keras builds them)."""
     from chainlet import keras
     from chainlet.keras import layers
     where = model_name
@@ -61,11 +64,15 @@ def ResNet(stack_fn: Callable[[Any], Any], model_name: str, include_top: bool = 
     x, inputs = imagenet_utils.model_input(input_tensor, input_shape)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name='conv1_pad')(x)
     x = layers.Conv2D(64, 7, strides=2, name='conv1_conv')(x)
-    x = layers.BatchNormalization(axis=3, epsilon=1.001e-5, name='conv1_bn')(x)
-    x = layers.Activation('relu', name='conv1_relu')(x)
+    if not preact:
+        x = layers.BatchNormalization(axis=3, epsilon=1.001e-5, name='conv1_bn')(x)
+        x = layers.Activation('relu', name='conv1_relu')(x)
     x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name='pool1_pad')(x)
     x = layers.MaxPooling2D(3, strides=2, name='pool1_pool')(x)
     x = stack_fn(x)
+    if preact:
+        x = layers.BatchNormalization(axis=3, epsilon=1.001e-5, name='post_bn')(x)
+        x = layers.Activation('relu', name='post_relu')(x)
     x = imagenet_utils.top(x, include_top, pooling, classes, classifier_activation)
     model = keras.Model(inputs, x, name=model_name)
     if weights_file is not None:

@@ -23,6 +23,7 @@ import numpy
 import chainlet
 import chainlet.functions as F
 from chainlet import Chain, Link, Parameter, Variable
+from chainlet.keras import config
 from chainlet.keras.engine.input_spec import InputSpec
 from chainlet.keras.engine.keras_tensor import KerasTensor
 from chainlet.keras.engine.node import Node
@@ -182,7 +183,7 @@ class Layer(Chain):
         d['_call_losses'] = []
         d['_sublayers'] = collections.OrderedDict()
         d['input_spec'] = None
-        d['_dtype'] = numpy.dtype(dtype or 'float32').name
+        d['_dtype'] = config.layer_dtype(dtype)
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)
         if batch_input_shape is None and input_shape is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 from typing import Any, Optional
 
+import chainlet.functions as F
 from chainlet.keras.engine import functional
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.engine.input_layer import InputLayer
@@ -102,7 +103,12 @@ class Functional(Model):
         return map_structure(copy, self._nested_outputs)
 
     def _flatten_call_inputs(self, inputs: Any) -> list:
+        """The call's inputs in the order of ``self.inputs``: a dict is matched by the keys of
+        a dict given as ``Model(inputs=)``, else by the Inputs' names (as Keras)."""
         if isinstance(inputs, dict):
+            struct = getattr(self, '_nested_inputs', None)
+            if isinstance(struct, dict) and all(k in inputs for k in struct):
+                return [inputs[k] for k in sorted(struct)]  # flatten's order of the struct
             missing = [n for n in self.input_names if n not in inputs]
             if missing:
                 raise ValueError(f'Model "{self.name}": missing input(s) {missing}; the model '
@@ -114,20 +120,42 @@ class Functional(Model):
                              f'received {len(values)} input tensors')
         return values
 
+    def _standardize_inputs(self, inputs: Any) -> list:
+        """Keras's ``Functional._standardize_inputs``: the inputs flattened (see
+        :meth:`_flatten_call_inputs`), converted to each Input's dtype, and of the Input's
+        rank: one axis more whose size is 1 is squeezed, one axis less is added when the
+        Input's last dimension is 1 (images without their channel axis)."""
+        out = []
+        for t, x in zip(self.inputs, self._flatten_call_inputs(inputs)):
+            layer = t._keras_history.layer
+            if isinstance(layer, Layer):
+                x = layer._cast_input(x)
+            adjust = _rank_adjustment(x, t.shape)
+            if adjust == 'squeeze':
+                x = _keep_mask(x, F.squeeze(x, -1))
+            elif adjust == 'expand':
+                x = _keep_mask(x, F.expand_dims(x, -1))
+            out.append(x)
+        return out
+
     def _check_spec(self, inputs: Any) -> None:
         for i, (t, x) in enumerate(zip(self.inputs, self._flatten_call_inputs(inputs))):
             if not hasattr(x, 'shape'):
                 continue
-            shape = tuple(x.shape)
-            want = t.shape
+            shape, want = tuple(x.shape), t.shape
+            adjust = _rank_adjustment(x, want)
+            if adjust == 'squeeze':
+                shape = shape[:-1]
+            elif adjust == 'expand':
+                shape = shape + (1,)
             if len(shape) != len(want) or any(w is not None and w != s
                                               for w, s in zip(want, shape)):
-                raise ValueError(f'Input {i} of model "{self.name}" is incompatible: expected '
-                                 f'shape {want}, got {shape}')
+                raise ValueError(f'Input {i} ("{t.name}") of model "{self.name}" is '
+                                 f'incompatible: expected shape {want}, got '
+                                 f'{tuple(x.shape)}')
 
     def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
-        values = [layer._cast_input(x) if isinstance(layer := t._keras_history.layer, Layer)
-                  else x for t, x in zip(self.inputs, self._flatten_call_inputs(inputs))]
+        values = Functional._standardize_inputs(self, inputs)
 
         def run_node(node: Any, args: Any, rest: tuple, kwargs: dict) -> Any:
             kwargs = dict(kwargs)
@@ -142,6 +170,26 @@ class Functional(Model):
     def get_config(self) -> dict:
         from chainlet.keras.engine import serialization
         return serialization.functional_config(self)
+
+
+def _rank_adjustment(x: Any, want: tuple) -> Optional[str]:
+    """``'squeeze'``, ``'expand'`` or ``None``: Keras's rule for an input one rank off its
+    Input (``Functional._adjust_input_rank``)."""
+    if not hasattr(x, 'shape'):
+        return None
+    rank = len(x.shape)
+    if rank == len(want) + 1 and x.shape[-1] == 1:
+        return 'squeeze'
+    if rank == len(want) - 1 and want and want[-1] == 1:
+        return 'expand'
+    return None
+
+
+def _keep_mask(old: Any, new: Any) -> Any:
+    mask = getattr(old, '_keras_mask', None)
+    if mask is not None:
+        new._keras_mask = mask
+    return new
 
 
 def init_graph(model: Model, inputs: Any, outputs: Any) -> None:

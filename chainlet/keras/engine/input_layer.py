@@ -56,13 +56,16 @@ class InputLayer(Layer):
         return inputs
 
     def _cast_input(self, x: Any) -> Any:
-        # As Keras's functional models: integer and boolean arrays (uint8 images, lists of
-        # ints) fed to a floating-point Input are converted to its dtype.
+        # As Keras's functional models: numeric inputs are converted to the Input's dtype
+        # (uint8 images to float32, int64 or float token ids to an int32 Input); floats to a
+        # float Input are cast by Layer._cast_input, with their gradient.
         if isinstance(x, Variable) or backend.is_array(x):
-            if x.dtype.kind in 'biu' and numpy.dtype(self._dtype).kind == 'f':
-                # an integer Variable carries no gradient, so its array is converted
+            want = numpy.dtype(self._dtype)
+            if x.dtype != want and x.dtype.kind in 'biuf' and want.kind in 'biuf' and \
+                    not (x.dtype.kind == 'f' and want.kind == 'f'):
+                # an integer target or source carries no gradient, so the array is converted
                 array = x.array if isinstance(x, Variable) else x
-                x = array.astype(self._dtype)
+                x = array.astype(want)
         return super()._cast_input(x)
 
     def get_config(self) -> dict:

@@ -55,6 +55,16 @@ class KerasTensor:
         raise TypeError('a KerasTensor is symbolic and cannot be converted to an array; call the '
                         'model on data instead')
 
+    def _no_value(self, to: str) -> Any:
+        raise TypeError(f'{to}(): a KerasTensor is symbolic: it is a placeholder for a shape '
+                        f'{self.shape} and a dtype {self.dtype}, with no value to convert; call '
+                        f'the model on data instead')
+
+    # Keras's KerasTensor refuses these too (an eager tensor converts).
+    def __int__(self) -> int: return self._no_value('int')
+    def __float__(self) -> float: return self._no_value('float')
+    def __index__(self) -> int: return self._no_value('index')
+
     # Operators record an OpLayer node (see chainlet.keras.layers.core.operation).
     def _op(self, name: str, *operands: Any) -> Any:
         from chainlet.keras.layers.operation import apply_op

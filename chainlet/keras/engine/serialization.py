@@ -35,7 +35,8 @@ from chainlet import backend
 from chainlet.keras.engine.keras_tensor import KerasHistory, KerasTensor
 from chainlet.keras.engine.tree import map_structure
 from chainlet.serializers import (CorruptFileError, DictionarySerializer, NpzDeserializer,
-                                  atomic_path, read_safetensors, write_safetensors)
+                                  UnsafeFileError, atomic_path, open_hdf5, read_safetensors,
+                                  write_hdf5, write_safetensors)
 
 if TYPE_CHECKING:
     from chainlet.keras.engine.base_layer import Layer
@@ -421,7 +422,7 @@ def _import_h5py(where: str) -> Any:
         import h5py
     except ImportError as e:
         raise ImportError(f'{where}: .h5 files need h5py; install it with '
-                          f'pip install "chainlet[hdf5]" (or use a .npz file)') from e
+                          f'pip install "chainlet-dl[hdf5]" (or use a .npz file)') from e
     return h5py
 
 
@@ -433,23 +434,22 @@ def _crc(data: Any) -> int:
     return zlib.crc32(numpy.ascontiguousarray(data).tobytes()) & 0xFFFFFFFF
 
 
-def _write_h5(h5py: Any, f: Any, arrays: dict, config: Optional[str]) -> None:
+def _write_h5(h5: Any, arrays: dict, config: Optional[str]) -> None:
     # libver v110+: object headers and the chunk indexes carry HDF5's metadata checksums (with
     # v108 the chunk index is an unchecked version-1 B-tree, where a flipped filter-mask bit
     # silently skips the checksum filter); fletcher32 checksums the data of every chunked
     # dataset. Datasets that cannot be chunked (0-d or
     # empty) and the config get a CRC-32 attribute instead, so that every byte a load uses is
     # verified (a flipped byte must not load as a wrong weight).
-    with h5py.File(f, 'w', libver=('v110', 'latest')) as h5:
-        for key, value in arrays.items():
-            value = numpy.asarray(value)
-            if value.ndim and value.size:
-                h5.create_dataset(key, data=value, fletcher32=True)
-            else:
-                h5.create_dataset(key, data=value).attrs['crc32'] = _crc(value)
-        if config is not None:
-            h5.attrs['model_config'] = config
-            h5.attrs['model_config_crc32'] = zlib.crc32(config.encode()) & 0xFFFFFFFF
+    for key, value in arrays.items():
+        value = numpy.asarray(value)
+        if value.ndim and value.size:
+            h5.create_dataset(key, data=value, fletcher32=True)
+        else:
+            h5.create_dataset(key, data=value).attrs['crc32'] = _crc(value)
+    if config is not None:
+        h5.attrs['model_config'] = config
+        h5.attrs['model_config_crc32'] = zlib.crc32(config.encode()) & 0xFFFFFFFF
 
 
 def write_arrays(filepath: str, arrays: dict, where: str, config: Optional[str] = None) -> None:
@@ -459,9 +459,11 @@ def write_arrays(filepath: str, arrays: dict, where: str, config: Optional[str] 
     the zip format's CRC-32. Both are verified by :func:`read_arrays`.
     """
     if _is_h5(filepath):
-        h5py = _import_h5py(where)
-        with atomic_path(filepath) as tmp:
-            _write_h5(h5py, tmp, arrays, config)
+        _import_h5py(where)
+        # built in memory and written with Python I/O: a full disk is an OSError, not the
+        # SIGSEGV of HDF5 writing to disk itself
+        write_hdf5(filepath, lambda h5: _write_h5(h5, arrays, config), where,
+                   libver=('v110', 'latest'))
         return
     if filepath.endswith('.safetensors'):
         # the config goes to the header's str-to-str metadata; tensors carry CRC-32s there
@@ -519,8 +521,8 @@ def _flatten_h5(group: Any, prefix: str = '') -> dict:
     return out
 
 
-def _read_h5(h5py: Any, filepath: str) -> dict:
-    with h5py.File(filepath, 'r') as h5:
+def _read_h5(filepath: str, where: str) -> dict:
+    with open_hdf5(filepath, where) as h5:
         out = _flatten_h5(h5)
         if 'model_config' in h5.attrs:
             config = h5.attrs['model_config']
@@ -569,10 +571,12 @@ def read_arrays(filepath: str, where: str) -> dict:
     if not os.path.exists(filepath):
         raise FileNotFoundError(f'{where}: no such file: {filepath}')
     if _is_h5(filepath):
-        h5py = _import_h5py(where)
+        _import_h5py(where)
         _check_magic(where, filepath, 'HDF5', _HDF5_MAGIC)
         try:
-            return _read_h5(h5py, filepath)
+            return _read_h5(filepath, where)
+        except UnsafeFileError:
+            raise  # already names the file and the entry; it is no damage
         except _READ_ERRORS as e:
             raise _corrupt(where, filepath, 'HDF5', f'{type(e).__name__}: {e}') from e
     if filepath.endswith('.keras'):

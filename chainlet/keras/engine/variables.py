@@ -32,6 +32,7 @@ import numpy
 
 import chainlet
 from chainlet import Parameter, backend
+from chainlet.keras import config
 
 
 def _as_array(value: Any) -> Any:
@@ -70,7 +71,7 @@ class KerasVariable(Parameter):
                 raise ValueError(f'keras.Variable "{name or "variable"}": argument shape is '
                                  f'required when initializer is an initializer '
                                  f'({initializer!r}), not a value')
-            array = numpy.empty(tuple(int(s) for s in shape), numpy.dtype(dtype or 'float32'))
+            array = numpy.empty(tuple(int(s) for s in shape), numpy.dtype(dtype or config.floatx()))
             initializers.get(initializer)(array)
         else:
             value = _as_array(initializer)

@@ -13,6 +13,7 @@ import numpy
 
 import chainlet.functions as F
 from chainlet import Variable
+from chainlet.keras import config
 
 
 def normalize_tuple(value: Any, n: int, arg: str, layer: str,
@@ -47,9 +48,9 @@ def normalize_padding(value: Any, layer: str,
 
 
 def normalize_data_format(value: Optional[str], layer: str) -> str:
-    """``None`` means ``'channels_last'`` (Keras's default image data format)."""
+    """``None`` means ``keras.config.image_data_format()`` (``'channels_last'`` unless set)."""
     if value is None:
-        return 'channels_last'
+        return config.image_data_format()
     fmt = value.lower() if isinstance(value, str) else value
     if fmt not in ('channels_last', 'channels_first'):
         raise ValueError(f"{layer}: argument data_format: expected 'channels_last' or "

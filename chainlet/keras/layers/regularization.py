@@ -23,6 +23,7 @@ import numpy
 
 import chainlet.functions as F
 from chainlet import Variable
+from chainlet.keras import config
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.layers.core import Dropout
 
@@ -112,7 +113,7 @@ class _SpatialDropout(Dropout):
     def __init__(self, rate: float, data_format: Optional[str] = None,
                  seed: Optional[int] = None, **kwargs: Any) -> None:
         super().__init__(rate, seed=seed, **kwargs)
-        self.data_format = data_format or 'channels_last'
+        self.data_format = data_format or config.image_data_format()
         if self.data_format not in ('channels_last', 'channels_first'):
             raise ValueError(f'{type(self).__name__}: argument data_format: expected '
                              f"'channels_last' or 'channels_first', got {data_format!r}")

@@ -37,6 +37,7 @@ import numpy
 
 import chainlet
 from chainlet import Variable, backend
+from chainlet.keras import config
 from chainlet.keras.engine.tree import flatten
 from chainlet.keras.trainers import compile_utils, data_adapters
 from chainlet.keras.trainers.compile_utils import CompiledSpec, TrainCache, batch_size_of
@@ -574,6 +575,12 @@ class Trainer(SavingMixin):
             weights = self._class_sample_weights(class_weight, source.ys)
             source.sws = weights if source.sws is None else \
                 [s * c for s, c in zip(source.sws, weights)]
+        # keras.config's caps for quick trial runs, as Keras applies them
+        if config.max_epochs() is not None:
+            epochs = min(epochs, config.max_epochs())
+        cap = config.max_steps_per_epoch()
+        if cap is not None and (steps_per_epoch is None or cap < steps_per_epoch):
+            steps_per_epoch = cap
         steps = data_adapters.steps_per_epoch_of(source, batch_size, steps_per_epoch)
         cbs = callbacks_mod.CallbackList(callbacks, add_history=True, add_progbar=verbose > 0,
                                          model=self, verbose=verbose, epochs=epochs,

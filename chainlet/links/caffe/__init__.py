@@ -1,6 +1,6 @@
 """Caffe models in chainlet: :class:`CaffeFunction` runs a trained ``.caffemodel``.
 
-Reading Caffe files needs the optional ``protobuf`` package (``pip install "chainlet[caffe]"``);
+Reading Caffe files needs the optional ``protobuf`` package (``pip install "chainlet-dl[caffe]"``);
 this package imports without it, and :class:`CaffeFunction` raises ``ImportError`` saying so
 when it is missing. The writer is :func:`chainlet.exporters.caffe.export`.
 """

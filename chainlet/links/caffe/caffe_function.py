@@ -91,7 +91,7 @@ class CaffeFunction(Chain):
         variables (dict): Blob name -> Variable, of the last call.
 
     Raises:
-        ImportError: The ``protobuf`` package is missing (``pip install "chainlet[caffe]"``).
+        ImportError: The ``protobuf`` package is missing (``pip install "chainlet-dl[caffe]"``).
         OSError: The file cannot be opened.
         ValueError: The file is not a binary Caffe model, holds no layers, or a layer's blobs
             do not match its parameters (the message names the file and the layer).

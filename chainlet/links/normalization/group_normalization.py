@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy
+
+from chainlet import _config
 from chainlet.functions.normalization.group_normalization import group_normalization
 from chainlet.link import Link
 from chainlet.links import _util
@@ -37,7 +40,10 @@ class GroupNormalization(Link):
         # ``groups`` and expect the TypeError from the call).
         self.groups = groups
         self.eps = eps
-        dtype = _util.resolve_dtype(initial_gamma, initial_beta)
+        # Under config.dtype == mixed16 the scale and shift stay float32, as in Chainer (the
+        # function computes in x's dtype and returns their gradients in float32).
+        dtype = _util.resolve_dtype(initial_gamma, initial_beta,
+                                    dtype=self._mixed16_dtype())
         with self.init_scope():
             self.gamma = Parameter(_util.get_initializer(initial_gamma, 1, dtype, name,
                                                          'initial_gamma'))
@@ -46,6 +52,12 @@ class GroupNormalization(Link):
         checked = _util.check_size(name, 'size', size, allow_none=True)
         if checked is not None:
             self._initialize_params(checked)
+
+    @staticmethod
+    def _mixed16_dtype() -> Optional[numpy.dtype]:
+        if _config.config.dtype is _config.mixed16:
+            return numpy.dtype(numpy.float32)
+        return None
 
     def _initialize_params(self, size: int) -> None:
         self.gamma.initialize((size,))

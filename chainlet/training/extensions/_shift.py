@@ -51,10 +51,23 @@ class _ShiftBase(extension.Extension):
         self._update_value(self._get_optimizer(trainer), self._value_at(self._t))
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load the step count and the last value."""
+        """Save or load the step count and the last value (Chainer's keys ``_t`` and
+        ``_last_value``)."""
         self._t = int(serializer('_t', self._t))
         last = serializer('_last_value', self._last_value)
         self._last_value = None if last is None else float(last)
+
+    def _serialize_count(self, serializer: Any) -> None:
+        """Save or load only ``_t`` (for schedules whose Chainer form saves no value): after a
+        load, ``initialize`` sets the value the schedule has after ``_t`` calls."""
+        self._t = int(serializer('_t', self._t))
+        if not _is_serializer(serializer):
+            self._last_value = None
+
+
+def _is_serializer(serializer: Any) -> bool:
+    from chainlet.serializers import Serializer
+    return isinstance(serializer, Serializer)
 
 
 def clip_to_target(value: float, target: Optional[float], growing: bool) -> float:

@@ -59,6 +59,14 @@ def find_stale_snapshots(fmt: str, path: str, n_retains: int) -> list:
     return [name for _, name in files[:max(len(files) - n_retains, 0)]]
 
 
+# Chainer's private names for the three helpers above, which libraries built on Chainer import
+# (ChainerMN's multi-node snapshot: ``from chainer.training.extensions._snapshot import
+# _find_latest_snapshot``).
+_find_snapshot_files = _snapshot_files
+_find_latest_snapshot = find_latest_snapshot
+_find_stale_snapshots = find_stale_snapshots
+
+
 class _Snapshot(extension.Extension):
     """The extension returned by :func:`snapshot` and :func:`snapshot_object`."""
 
@@ -81,17 +89,36 @@ class _Snapshot(extension.Extension):
         self.n_retains = n_retains
         self.autoload = autoload
         self._cleanup_added = False
+        self._autoloaded = False
+
+    def autoload_snapshot(self, trainer: Any) -> Optional[str]:
+        """With ``autoload``, load the newest matching snapshot of ``trainer.out`` now.
+
+        ``Trainer.run`` calls this before any extension's ``initialize``, so that they all
+        start from the resumed state; :meth:`initialize` then does not load again.
+
+        Returns:
+            The path loaded, or ``None`` (``autoload`` off, a callable ``filename``, or no
+            matching file).
+        """
+        self._autoloaded = True
+        if not (self.autoload and isinstance(self.filename, str)):
+            return None
+        latest = find_latest_snapshot(self.filename, trainer.out)
+        if latest is None:
+            return None
+        from chainlet.serializers import load_npz
+        path = os.path.join(trainer.out, latest)
+        load_npz(path, trainer if self._target is None else self._target)
+        return path
 
     def initialize(self, trainer: Any) -> None:
-        """Load the newest matching snapshot (``autoload``) and set up the removal of old
-        ones (``n_retains``)."""
-        target = trainer if self._target is None else self._target
+        """Load the newest matching snapshot (``autoload``; unless ``Trainer.run`` already
+        did) and set up the removal of old ones (``n_retains``)."""
         outdir = trainer.out
-        if self.autoload and isinstance(self.filename, str):
-            latest = find_latest_snapshot(self.filename, outdir)
-            if latest is not None:
-                from chainlet.serializers import load_npz
-                load_npz(os.path.join(outdir, latest), target)
+        if not self._autoloaded:
+            self.autoload_snapshot(trainer)
+        self._autoloaded = False
         if self.n_retains > 0 and isinstance(self.filename, str) and not self._cleanup_added \
                 and hasattr(self.writer, '_add_cleanup_hook'):
             fmt, n_retains = self.filename, self.n_retains

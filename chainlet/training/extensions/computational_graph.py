@@ -101,7 +101,11 @@ class DumpGraph(extension.Extension):
             self._flag_called = True
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load whether the graph was already written."""
+        """Save or load whether the graph was already written, and the value of
+        ``keep_graph_on_report`` to restore (Chainer's keys ``_original_flag``,
+        ``_flag_called``; ``_original_flag`` is ``None`` before ``initialize``)."""
+        original = serializer('_original_flag', self._original_flag)
+        self._original_flag = None if original is None else bool(original)
         self._flag_called = bool(serializer('_flag_called', self._flag_called))
 
 

@@ -28,12 +28,14 @@ def _is_serializer(serializer: Any) -> bool:
 class LogReport(extension.Extension):
     """Average the observations over an interval and append the means to a log.
 
-    Called every iteration (its own ``trigger`` decides when an interval ends). At the end of
-    each interval the means of the observed scalars are stored in a dict together with
-    ``epoch``, ``iteration`` and ``elapsed_time``, appended to :attr:`log` and written as a JSON
-    list to ``<trainer.out>/<filename>``. The file is replaced atomically (written to a
-    temporary file in the same folder, flushed, then renamed), so it is always a complete log,
-    also when the process is killed while writing.
+    Called every iteration (its own ``trigger`` decides when an interval ends). When also
+    called before training (``trainer.extend(..., call_before_training=True)``), that call
+    logs an entry of its own at iteration 0, as in Chainer. At the end of each interval the
+    means of the observed scalars are stored in a dict together with ``epoch``,
+    ``iteration`` and ``elapsed_time``, appended to :attr:`log` and written as a JSON list to
+    ``<trainer.out>/<filename>``. The file is replaced atomically (written to a temporary file
+    in the same folder, flushed, then renamed), so it is always a complete log, also when the
+    process is killed while writing.
 
     Args:
         keys: Observation keys to record; ``None`` records every scalar.
@@ -80,7 +82,9 @@ class LogReport(extension.Extension):
             self._summary.add(observation)
         else:
             self._summary.add({k: observation[k] for k in self._keys if k in observation})
-        if self._trigger(trainer):
+        # As Chainer: the call before training (``call_before_training=True`` on a fresh start)
+        # logs its own entry, at iteration 0, instead of joining the first interval's means.
+        if getattr(trainer, 'is_before_training', False) is True or self._trigger(trainer):
             self._add_entry(trainer)
         if self._unwritten and self._write_trigger(trainer):
             self._write(self._log[-1], trainer.out)

@@ -13,6 +13,7 @@ from typing import Any
 from chainlet import reporter
 from chainlet.training import extension
 from chainlet.training import util
+from chainlet.training.triggers.interval_trigger import forget_positions
 
 
 class MicroAverage(extension.Extension):
@@ -54,9 +55,12 @@ class MicroAverage(extension.Extension):
             reporter.report({self._result_key: result})
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load the running sums and the trigger."""
-        if hasattr(self._trigger, 'serialize'):
-            self._trigger.serialize(serializer['_trigger'])
+        """Save or load the running sums (Chainer's keys ``_numerator``, ``_denominator``).
+
+        The trigger's state is not saved, as in Chainer; after a load the trigger takes its
+        position from the updater, so it does not fire early on a resumed run.
+        """
+        forget_positions(self._trigger, serializer)
         self._numerator = float(serializer('_numerator', self._numerator))
         self._denominator = float(serializer('_denominator', self._denominator))
 

@@ -112,3 +112,9 @@ class MultistepShift(_InitFromOptimizer):
 
     def _value_at(self, t: int) -> float:
         return self._init * self._gamma ** bisect.bisect_right(self._step_value, t)
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load Chainer's keys ``_t`` and ``_current_step`` (the number of steps
+        passed); after a load the value is recomputed from ``_t``."""
+        self._serialize_count(serializer)
+        serializer('_current_step', bisect.bisect_right(self._step_value, self._t))

@@ -16,6 +16,7 @@ from chainlet import reporter as reporter_module
 from chainlet.link import Link
 from chainlet.training import extension
 from chainlet.training import util
+from chainlet.training.triggers.interval_trigger import forget_positions
 
 #: Percentiles of the default ``'percentile'`` statistic: the median and -3..+3 sigma of a
 #: normal distribution.
@@ -236,9 +237,15 @@ class ParameterStatistics(extension.Extension):
             self._summary = reporter_module.DictSummary()
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load the trigger's state and the statistics accumulated so far."""
-        if hasattr(self._trigger, 'serialize'):
-            self._trigger.serialize(serializer['_trigger'])
+        """Save or load the statistics accumulated in the current interval (``_summary``).
+
+        Chainer 7.8.1 saves nothing here (a resumed run loses the part of the interval before
+        the snapshot); chainlet keeps ``_summary`` so that the interval's means are those of
+        an uninterrupted run. A Chainer snapshot lacks it: the statistics then start from
+        zero, with a warning. The trigger's state is not saved, as in Chainer; after a load
+        it takes its position from the updater, so it does not fire early.
+        """
+        forget_positions(self._trigger, serializer)
         try:
             self._summary.serialize(serializer['_summary'])
         except KeyError:

@@ -15,10 +15,11 @@ from typing import Any, Callable, Optional, Sequence, Union
 from chainlet import reporter as reporter_module
 from chainlet.training import extension
 from chainlet.training import util
+from chainlet.training.triggers.interval_trigger import forget_positions
 from chainlet.training._files import atomic_write_path
 
 _INSTALL_HINT = ('PlotReport needs matplotlib to draw plots; install it with '
-                 'pip install "chainlet[plot]" (nothing is plotted until then)')
+                 'pip install "chainlet-dl[plot]" (nothing is plotted until then)')
 
 
 def _matplotlib_available() -> bool:
@@ -90,7 +91,9 @@ class PlotReport(extension.Extension):
         """Accumulate the observation; at the end of an interval, redraw the plot."""
         observation = trainer.observation
         self._summary.add({k: observation[k] for k in self._y_keys if k in observation})
-        if not self._trigger(trainer):
+        # As Chainer (and LogReport): the call before training adds a point of its own.
+        if not (getattr(trainer, 'is_before_training', False) is True
+                or self._trigger(trainer)):
             return
         stats = {name: float(value) for name, value in self._summary.compute_mean().items()}
         updater = trainer.updater
@@ -127,9 +130,12 @@ class PlotReport(extension.Extension):
             figure.savefig(tmp, format=fmt, bbox_extra_artists=(legend,), bbox_inches='tight')
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load the plotted points and the interval trigger."""
-        if hasattr(self._trigger, 'serialize'):
-            self._trigger.serialize(serializer['_trigger'])
+        """Save or load the plotted points (Chainer's key ``_plot_<filename>``).
+
+        The trigger's state is not saved, as in Chainer; after a load the trigger takes its
+        position from the updater, so it does not fire early on a resumed run.
+        """
+        forget_positions(self._trigger, serializer)
         key = f'_plot_{self._file_name}'
         if _is_serializer(serializer):
             serializer(key, json.dumps(self._data))

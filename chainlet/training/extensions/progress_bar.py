@@ -35,7 +35,7 @@ class ProgressBar(extension.Extension):
     """Report the training progress every ``update_interval`` iterations.
 
     When ``out`` is a terminal and `tqdm <https://github.com/tqdm/tqdm>`_ is installed
-    (``pip install "chainlet[progress]"``), a tqdm bar is drawn and
+    (``pip install "chainlet-dl[progress]"``), a tqdm bar is drawn and
     redrawn in place. Otherwise (a file, a pipe, a CI log, or no tqdm) one plain line is
     written every ``update_interval`` iterations, e.g.::
 

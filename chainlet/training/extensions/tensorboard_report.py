@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from chainlet.training.extensions.log_report import LogReport
 
-_INSTALL_HINT = 'pip install "chainlet[tensorboard]"'
+_INSTALL_HINT = 'pip install "chainlet-dl[tensorboard]"'
 
 
 class TensorBoardReport(LogReport):

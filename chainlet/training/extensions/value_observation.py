@@ -3,8 +3,8 @@
 Example:
     >>> from chainlet.training import extensions
     >>> ext = extensions.observe_lr()
-    >>> ext.default_name, ext.trigger
-    ('observe_lr', (1, 'epoch'))
+    >>> ext.default_name, ext.trigger  # Chainer's name, also for observe_lr
+    ('_observe_value', (1, 'epoch'))
 """
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ def observe_value(observation_key: str, target_func: Callable[[Any], Any]) -> Ca
     def _observe_value(trainer: Any) -> None:
         trainer.observation[observation_key] = target_func(trainer)
 
-    _observe_value.default_name = 'observe_' + observation_key
+    # The registration name is Chainer's, ``_observe_value`` (``_observe_value_1``, ... for
+    # more than one): it names the trigger's state in trainer snapshots.
     return _observe_value
 
 

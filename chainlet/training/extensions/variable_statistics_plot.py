@@ -21,10 +21,11 @@ from chainlet import backend
 from chainlet.link import Link
 from chainlet.training import extension
 from chainlet.training import util
+from chainlet.training.triggers.interval_trigger import forget_positions
 from chainlet.training._files import atomic_write_path
 
 _INSTALL_HINT = ('VariableStatisticsPlot needs matplotlib to draw plots; install it with '
-                 'pip install "chainlet[plot]" (nothing is plotted until then)')
+                 'pip install "chainlet-dl[plot]" (nothing is plotted until then)')
 
 _DEFAULT_SIGMAS = (0, 0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87, 100)
 
@@ -247,6 +248,9 @@ class VariableStatisticsPlot(extension.Extension):
             figure.savefig(tmp, format=fmt, bbox_inches='tight')
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load the trigger's state (the recorded statistics are not persisted)."""
-        if hasattr(self._trigger, 'serialize'):
-            self._trigger.serialize(serializer['_trigger'])
+        """Save nothing, as Chainer (the recorded statistics are not persisted either).
+
+        After a load the trigger takes its position from the updater, so it does not fire
+        early on a resumed run.
+        """
+        forget_positions(self._trigger, serializer)

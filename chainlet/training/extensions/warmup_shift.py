@@ -22,29 +22,37 @@ class WarmupShift(_ShiftBase):
 
     Args:
         attr: The optimizer attribute.
-        warmup_start: The value at the start of training.
+        warmup_start: The value at the start of training; the attribute's current value if
+            ``None``.
         warmup_iter: Number of calls (iterations) of the warm-up.
         init: The value reached at the end of the warm-up; the attribute's current value if
             ``None``.
         optimizer: The optimizer; the updater's main optimizer if ``None``.
     """
 
-    def __init__(self, attr: str, warmup_start: float, warmup_iter: int,
+    def __init__(self, attr: str, warmup_start: Optional[float], warmup_iter: int,
                  init: Optional[float] = None, optimizer: Any = None) -> None:
         super().__init__(attr, optimizer)
         if not warmup_iter > 0:
             raise ValueError(f'WarmupShift: argument warmup_iter: expected a positive int, got '
                              f'{warmup_iter!r}')
-        self._warmup_start = warmup_start
+        self._warmup_start: Any = warmup_start  # None: the value when training starts
         self._warmup_iter = warmup_iter
         self._init: Any = init  # None: the optimizer's value when training starts
 
     def _start(self, optimizer: Any) -> None:
         if self._init is None:
             self._init = getattr(optimizer, self._attr)
+        if self._warmup_start is None:  # Chainer: start from the attribute's current value
+            self._warmup_start = getattr(optimizer, self._attr)
 
     def _value_at(self, t: int) -> float:
         if t >= self._warmup_iter:
             return self._init
         start = self._warmup_start
         return start + (self._init - start) * t / self._warmup_iter
+
+    def serialize(self, serializer: Any) -> None:
+        """Save or load the call count (Chainer's only key, ``_t``); after a load the value
+        is recomputed from it."""
+        self._serialize_count(serializer)

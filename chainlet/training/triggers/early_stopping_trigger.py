@@ -26,6 +26,7 @@ from typing import Any, Optional
 
 from chainlet import reporter
 from chainlet.training import util
+from chainlet.training.triggers.interval_trigger import forget_positions
 
 
 class EarlyStoppingTrigger:
@@ -106,8 +107,22 @@ class EarlyStoppingTrigger:
         return self._max_trigger.get_training_length()
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load the count, the best value, the summary and both triggers' state."""
-        self.count = int(serializer('count', self.count))
+        """Save or load the count, the best value, the summary and both triggers' state.
+
+        Chainer 7.8.1's trigger has no ``serialize`` (a resumed run starts counting patience
+        afresh); chainlet saves this state under ``stop_trigger/`` so that a resumed run stops
+        where an uninterrupted one would. Chainer ignores these keys when it loads a chainlet
+        snapshot; a Chainer snapshot lacks them, and then the state starts afresh (with a
+        warning) while both inner triggers take their position from the updater.
+        """
+        try:
+            self.count = int(serializer('count', self.count))
+        except KeyError:
+            warnings.warn('EarlyStoppingTrigger: the snapshot has no state of the trigger (a '
+                          'Chainer snapshot); patience is counted afresh', stacklevel=2)
+            forget_positions(self._max_trigger, serializer)
+            forget_positions(self._interval_trigger, serializer)
+            return
         self.best = float(serializer('best', self.best))
         self._summary.serialize(serializer['summary'])
         for key, trigger in (('max_trigger', self._max_trigger),

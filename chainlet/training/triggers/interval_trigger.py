@@ -3,18 +3,16 @@
 Example:
     >>> from chainlet.training.triggers import IntervalTrigger
     >>> class Updater:  # the attributes a trigger reads
-    ...     iteration, epoch_detail, previous_epoch_detail = 0, 0.0, None
+    ...     iteration, epoch_detail = 0, 0.0
     >>> class Trainer:
     ...     updater = Updater()
     >>> trainer, trigger = Trainer(), IntervalTrigger(0.5, 'epoch')
     >>> fired = []
-    >>> for it in range(1, 7):  # 4 iterations per epoch
-    ...     u = trainer.updater
-    ...     u.previous_epoch_detail = u.epoch_detail if it > 1 else None
-    ...     u.iteration, u.epoch_detail = it, it / 4
+    >>> for it in (1, 2, 3, 7, 8):  # 4 iterations per epoch; not called at 4, 5 and 6
+    ...     trainer.updater.iteration, trainer.updater.epoch_detail = it, it / 4
     ...     fired.append(trigger(trainer))
-    >>> fired
-    [False, True, False, True, False, True]
+    >>> fired  # at 7 it fires for the boundary passed at 4 (and 6) since its previous call
+    [False, True, False, True, True]
 """
 from __future__ import annotations
 
@@ -43,8 +41,10 @@ def updater_previous_epoch_detail(updater: Any) -> Any:
 def previous_positions(trigger: Any, updater: Any) -> tuple:
     """The (iteration, epoch_detail) seen at the trigger's previous call.
 
-    After a resume from an old snapshot without them (marked by negative values) they are
-    taken from the updater: one iteration back, and the updater's previous epoch detail.
+    When they are unknown (negative: loaded from a snapshot without them, or forgotten by
+    :func:`forget_positions`) they are taken from the updater, as Chainer does: one iteration
+    back, and the updater's previous epoch detail. That guess is exact for a trigger called
+    at every iteration.
     """
     previous_iteration = trigger._previous_iteration
     if previous_iteration < 0:
@@ -59,6 +59,23 @@ def remember_positions(trigger: Any, updater: Any) -> None:
     trigger._previous_iteration = updater.iteration
     if hasattr(updater, 'epoch_detail'):
         trigger._previous_epoch_detail = updater.epoch_detail
+
+
+def forget_positions(trigger: Any, serializer: Any) -> None:
+    """After loading with ``serializer``, mark the previous position of ``trigger`` unknown.
+
+    Extensions such as ``MicroAverage`` or ``PlotReport`` keep an interval trigger inside and,
+    as in Chainer, do not save its state. A fresh trigger remembers position 0, so on a
+    resumed run it would fire at its first call; marked unknown, it takes the position from
+    the updater instead (see :func:`previous_positions`), which is right for these extensions
+    because they are called at every iteration. Saving (``serializer`` is a ``Serializer``)
+    and triggers without positions are left alone.
+    """
+    from chainlet.serializers import Serializer
+    if isinstance(serializer, Serializer) or not hasattr(trigger, '_previous_iteration'):
+        return
+    trigger._previous_iteration = -1
+    trigger._previous_epoch_detail = -1.0
 
 
 def serialize_positions(trigger: Any, serializer: Any) -> None:
@@ -99,28 +116,25 @@ class IntervalTrigger:
         self.unit = unit
         self._previous_iteration = 0
         self._previous_epoch_detail = 0.0
+        # Chainer keeps ``count`` (epochs // period at the last call) for old user code.
+        self.count = 0
 
     def __call__(self, trainer: Any) -> bool:
-        """Return whether an interval boundary was crossed by the latest update.
+        """Return whether an interval boundary was crossed since this trigger's previous call.
 
-        The answer comes from the updater's own counters (``iteration``, and
-        ``epoch_detail``/``previous_epoch_detail``), not from what this trigger saw before, so
-        a fresh trigger on a resumed updater fires exactly where an uninterrupted run would,
-        as Chainer's does; the previous position is kept only for updaters without
-        ``previous_epoch_detail``.
+        As in Chainer, the trigger compares the updater's position now with the one it saw at
+        its own previous call (position 0 for a new trigger), so a trigger that is called
+        only now and then (inside an extension with a coarser trigger) still fires at its
+        next call after a boundary was passed. Its position is part of trainer snapshots.
         """
         updater = trainer.updater
+        previous_iteration, previous_epoch_detail = previous_positions(self, updater)
         if self.unit == 'epoch':
             epoch_detail = updater.epoch_detail
-            previous = updater_previous_epoch_detail(updater)
-            if previous is False:  # the updater does not say: use what this trigger saw
-                previous_epoch_detail = previous_positions(self, updater)[1]
-            else:
-                previous_epoch_detail = 0.0 if previous is None else previous
+            self.count = epoch_detail // self.period
             fire = previous_epoch_detail // self.period != epoch_detail // self.period
         else:
-            iteration = updater.iteration
-            fire = iteration > 0 and (iteration - 1) // self.period != iteration // self.period
+            fire = previous_iteration // self.period != updater.iteration // self.period
         remember_positions(self, updater)
         return bool(fire)
 

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import chainlet
 import chainlet.functions as F
 from chainlet.testing import PytestFunctionTestCase
 
@@ -55,3 +56,32 @@ def test_errors():
         F.huber_loss(x, np.zeros((3, 2), np.float32), 1.0)
     with pytest.raises(TypeError, match='huber_loss: argument x: expected ndim >= 2'):
         F.huber_loss(np.zeros(3, np.float32), np.zeros(3, np.float32), 1.0)
+
+
+@pytest.mark.parametrize('dtype,residual,expected', [
+    (np.float16, 1000.0, 999.5),        # was NaN: 1000^2 overflows float16
+    (np.float32, 1e6, 999999.5),        # was 983040: a^2 - (a - delta)^2 cancels
+    (np.float32, 1e8, 1e8),             # was 0
+    (np.float64, 1e8, 1e8 - 0.5),
+    (np.float64, -3e7, 3e7 - 0.5),
+])
+def test_large_residuals_are_linear(dtype, residual, expected):
+    x = chainlet.Variable(np.array([[residual, 0.5]], dtype))
+    y = F.huber_loss(x, np.zeros_like(x.array), delta=1.0, reduce='no')
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    assert y.dtype == dtype
+    np.testing.assert_allclose(y.array[0].astype(np.float64), [expected, 0.125], rtol=1e-7)
+    np.testing.assert_array_equal(x.grad, np.array([[np.sign(residual), 0.5]], dtype))
+
+
+def test_large_residual_gradients_of_every_order():
+    x = chainlet.Variable(np.array([[1e6, -1e6, 0.25]], np.float32))
+    t = chainlet.Variable(np.zeros((1, 3), np.float32))
+    y = F.huber_loss(x, t, delta=2.0)
+    gx, gt = chainlet.grad([y], [x, t], enable_double_backprop=True)
+    np.testing.assert_array_equal(gx.array, [[2.0, -2.0, 0.25]])
+    np.testing.assert_array_equal(gt.array, [[-2.0, 2.0, -0.25]])
+    ggx, = chainlet.grad([F.sum(gx * gx)], [x])
+    # d(gx^2)/dx = 2 gx * [|d| <= delta]: zero on the linear parts
+    np.testing.assert_array_equal(ggx.array, [[0.0, 0.0, 0.5]])

@@ -146,5 +146,5 @@ def test_polygamma_rejects_float_order():
                                   lambda: F.log_ndtr(np.ones(2))])
 def test_missing_scipy_raises_import_error_naming_the_extra(monkeypatch, call):
     monkeypatch.setitem(sys.modules, 'scipy', None)
-    with pytest.raises(ImportError, match=r'chainlet\[special\]'):
+    with pytest.raises(ImportError, match=r'chainlet-dl\[special\]'):
         call()

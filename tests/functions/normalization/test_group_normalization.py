@@ -121,3 +121,19 @@ def test_mul_inv_std_bad_inputs():
         node.apply((np.zeros((3, 2), np.float32), np.zeros((3, 3), np.float32)))
     with pytest.raises(InvalidType, match='_MulInvStd: expected 2 inputs, got 1'):
         _MulInvStd(1e-5, np.zeros(3), np.ones(3)).apply((np.zeros((3, 2)),))
+
+
+def test_gamma_and_beta_of_another_float_dtype():
+    # Mixed precision, as in Chainer: float16 x with float32 gamma/beta gives a float16 output
+    # and float32 parameter gradients.
+    x = np.random.uniform(-1, 1, (3, 4, 5)).astype(np.float16)
+    gamma = chainlet.Variable(np.random.uniform(0.5, 1, 4).astype(np.float32))
+    beta = chainlet.Variable(np.random.uniform(-1, 1, 4).astype(np.float32))
+    y = F.group_normalization(x, 2, gamma, beta)
+    assert y.dtype == np.float16
+    ref = F.group_normalization(x.astype(np.float32), 2, gamma.array, beta.array).array
+    np.testing.assert_allclose(y.array, ref, atol=1e-2, rtol=1e-2)
+    F.sum(y).backward()
+    assert gamma.grad.dtype == np.float32 and beta.grad.dtype == np.float32
+    with pytest.raises(InvalidType, match='argument beta: expected dtype float32, got float16'):
+        F.group_normalization(x, 2, gamma, beta.array.astype(np.float16))

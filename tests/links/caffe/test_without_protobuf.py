@@ -16,7 +16,7 @@ for call in (lambda: chainlet.links.caffe.CaffeFunction('model.caffemodel'),
     try:
         call()
     except ImportError as e:
-        assert 'pip install "chainlet[caffe]"' in str(e), e
+        assert 'pip install "chainlet-dl[caffe]"' in str(e), e
     else:
         raise AssertionError('no ImportError')
 try:

@@ -5,7 +5,7 @@ chainlet builds the same classes at import time instead, from the schema subset 
 :mod:`._schema`: the table becomes a ``FileDescriptorProto`` in a private descriptor pool (so a
 real ``caffe_pb2`` imported by the same program does not clash with it), and
 ``google.protobuf.message_factory`` makes the classes. Neither ``protoc`` nor generated code is
-needed, only the ``protobuf`` package (``pip install "chainlet[caffe]"``).
+needed, only the ``protobuf`` package (``pip install "chainlet-dl[caffe]"``).
 
 Module attributes are the message classes by name, the top-level enum ``Phase`` and its values
 (``TRAIN``, ``TEST``); nested enum values are class attributes (``PoolingParameter.MAX``,
@@ -127,7 +127,7 @@ def _build() -> Dict[str, Any]:
 def __getattr__(name: str) -> Any:
     if _MISSING is not None and name in _PUBLIC:
         raise ImportError(f'caffe_pb2.{name}: reading and writing Caffe models needs the '
-                          f'protobuf package: pip install "chainlet[caffe]"') from _MISSING
+                          f'protobuf package: pip install "chainlet-dl[caffe]"') from _MISSING
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
