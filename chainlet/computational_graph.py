@@ -186,9 +186,17 @@ class ComputationalGraph:
         """Return the graph as text in ``format`` (only ``'dot'``, Graphviz DOT, is supported).
         """
         if format != 'dot':
-            raise ValueError(f"ComputationalGraph.dump: argument format: only 'dot' is "
-                             f"supported, got {format!r}")
+            raise UnsupportedFormatError(f"ComputationalGraph.dump: argument format: only 'dot' "
+                                         f"is supported, got {format!r}")
         return self._to_dot()
+
+
+class UnsupportedFormatError(ValueError, NotImplementedError):
+    """:meth:`ComputationalGraph.dump` was asked for a format other than ``'dot'``.
+
+    A ``ValueError`` (a wrong argument value) that is also the ``NotImplementedError`` Chainer
+    raises there, so code written against either keeps working.
+    """
 
 
 def build_computational_graph(outputs: Iterable[Union[Variable, VariableNode]],

@@ -50,6 +50,7 @@ from chainlet import _hooks
 from chainlet import backend
 from chainlet.utils import type_check as _type_check
 from chainlet.variable import Variable, VariableNode, constant_node as _constant_node
+from chainlet.variable import track_output as _track
 
 _ndarray = numpy.ndarray
 _config_local = _config.config
@@ -57,6 +58,8 @@ _global_config = _config.global_config
 _weakref = weakref.ref
 _from_output = Variable._from_output
 _function_hooks = _hooks.functions
+_link_hooks = _hooks.links
+_observers = _hooks.observers
 
 
 def _gather(inputs: Sequence[Any]) -> tuple:
@@ -139,7 +142,7 @@ _HOT_METHODS = ('apply', '_link', '_link_one', '_retain', 'retain_inputs', 'reta
                 'get_retained_inputs', 'get_retained_outputs', '_input_array')
 
 
-def _own_hot_code(cls: type) -> None:
+def _own_hot_code(cls: type, names: Sequence[str] = _HOT_METHODS) -> None:
     """Give ``cls`` its own copy of the hot methods it inherits from :class:`FunctionNode`.
 
     From Python 3.11 the interpreter specializes each attribute read and write in a code
@@ -152,7 +155,7 @@ def _own_hot_code(cls: type) -> None:
     """
     if sys.version_info < (3, 11):  # no specializing interpreter
         return
-    for name in _HOT_METHODS:
+    for name in names:
         base: Any = FunctionNode.__dict__[name]
         inherited = getattr(cls, name)
         if getattr(inherited, '_hot_copy_of', inherited) is base:  # not overridden
@@ -161,10 +164,46 @@ def _own_hot_code(cls: type) -> None:
             copy_.__qualname__, copy_.__doc__ = base.__qualname__, base.__doc__
             copy_.__annotations__ = base.__annotations__
             copy_._hot_copy_of = base  # type: ignore[attr-defined]
-            setattr(cls, name, copy_)
+            type.__setattr__(cls, name, copy_)
 
 
-class FunctionNode:
+def _recopy_hot_code(cls: type, name: str, deleted: bool) -> None:
+    """After ``cls.name`` (a hot method) was replaced or ``deleted``: the subclasses of ``cls``
+    that held a copy of the old method get one of what they now inherit, so that a replacement
+    reaches every function class (and a restored original comes back everywhere); ``cls``
+    itself too when its own method was deleted."""
+    subclasses: list = []
+    todo = list(type.__subclasses__(cls))
+    while todo:
+        sub = todo.pop()
+        if sub not in subclasses:
+            subclasses.append(sub)
+            todo.extend(type.__subclasses__(sub))
+    for sub in subclasses:
+        if hasattr(sub.__dict__.get(name), '_hot_copy_of'):
+            type.__delattr__(sub, name)
+    for sub in [cls, *subclasses] if deleted else subclasses:
+        _own_hot_code(sub, (name,))
+
+
+class _FunctionNodeType(type):
+    """The metaclass of :class:`FunctionNode`: assigning or deleting one of its hot methods on
+    a class (monkeypatching ``FunctionNode.apply``, as onnx_chainer's exporter does while it
+    records a graph) reaches the subclasses that use their own copy of it (see
+    :func:`_own_hot_code`). Nothing else changes: it costs nothing outside such assignments."""
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name in _HOT_METHODS:
+            _recopy_hot_code(cls, name, False)
+
+    def __delattr__(cls, name: str) -> None:
+        super().__delattr__(name)
+        if name in _HOT_METHODS:
+            _recopy_hot_code(cls, name, True)
+
+
+class FunctionNode(metaclass=_FunctionNodeType):
     """Base class of differentiable functions; see the module docstring for the contract.
 
     Attributes:
@@ -301,10 +340,10 @@ class FunctionNode:
         try:  # free unless raised (Python 3.11+): see _not_an_array
             if local.get('type_check', _global_config.type_check):
                 self._check_arrays(in_data)
-            if _function_hooks.active or self._local_function_hooks or \
+            if _observers.active or self._local_function_hooks or \
                     local.get('debug', _global_config.debug):
-                outputs = self._forward_observed(in_data, gpu)
-            elif gpu is None:
+                return self._apply_observed(inputs, in_data, requires_grad, gpu)
+            if gpu is None:
                 outputs = self.forward(in_data)
                 if type(outputs) is not tuple or type(outputs[0] if outputs else None) \
                         is not _ndarray or len(outputs) > 1:
@@ -339,6 +378,33 @@ class FunctionNode:
                 exc.__cause__ = error
                 return exc
         return error
+
+    def _apply_observed(self, inputs: Sequence[Any], in_data: tuple, requires_grad: bool,
+                        gpu: Any) -> tuple:
+        """The rest of :meth:`apply` while hooks are active (or in debug mode): forward between
+        the hooks' callbacks, then the graph.
+
+        While a hook of this thread observes (a function hook, on the node or thread-wide, or a
+        thread-wide link hook), the output nodes also know their Variables, as in Chainer:
+        ``y.node.get_variable_or_none() is y``, which tools that read the recorded graph rely on
+        (onnx_chainer's exporter names each value by its Variable). Otherwise a function's output
+        node stays untracked (see ``Variable._from_output``).
+        """
+        outputs = self._forward_observed(in_data, gpu)
+        local = _config_local.__dict__
+        if not local.get('enable_backprop', _global_config.enable_backprop):
+            self._input_indexes_to_retain = self._output_indexes_to_retain = None
+            ret = tuple([_from_output(y, requires_grad) for y in outputs])
+        else:
+            x = inputs[0] if len(inputs) == 1 else None
+            if type(x) is Variable and len(outputs) == 1:
+                ret = self._link_one(x._node, in_data, outputs, requires_grad)
+            else:
+                ret = self._link(inputs, in_data, outputs, requires_grad)
+        if self._local_function_hooks or _function_hooks.hooks or _link_hooks.hooks:
+            for y in ret:
+                _track(y)
+        return ret
 
     def _forward_on_device(self, in_data: tuple, gpu: Any) -> tuple:
         """Run forward (``forward_gpu`` on the inputs' GPU when the class has one)."""

@@ -249,6 +249,21 @@ def _no_variable() -> None:
     return None
 
 
+def track_output(var: 'Variable') -> None:
+    """Let the node of ``var``, a function's output, know ``var`` as a leaf's node does.
+
+    ``var.node.get_variable_or_none()`` is then ``var`` while it lives, and its gradient moves to
+    the Variable (dropped with it, as in Chainer). ``FunctionNode.apply`` calls this only while
+    hooks observe the graph; see ``Variable._from_output`` for why outputs are untracked
+    otherwise.
+    """
+    node = var._node
+    if node._variable is _no_variable:
+        var._own_grad = node._grad_var
+        node._grad_var = None
+        node._variable = weakref.ref(var)
+
+
 def constant_node(data: Any) -> VariableNode:
     """A graph node for a constant array input (no Variable, no gradient)."""
     node = object.__new__(VariableNode)

@@ -161,3 +161,12 @@ def test_renders_with_graphviz_if_available(tmp_path):
     except graphviz.ExecutableNotFound:
         pytest.skip('the graphviz package is installed but the dot program is not')
     assert b'<svg' in svg
+
+
+def test_dump_unsupported_format_is_value_and_not_implemented_error():
+    # Chainer code catches NotImplementedError there; chainlet's convention is ValueError.
+    y = chainlet.Variable(np.ones(2, np.float32)) * 2
+    g = C.build_computational_graph([y])
+    for exc in (ValueError, NotImplementedError, C.UnsupportedFormatError):
+        with pytest.raises(exc, match="got 'graphml'"):
+            g.dump('graphml')

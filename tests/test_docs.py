@@ -18,6 +18,12 @@ runs before its blocks (the ``trainer`` or ``model`` a reference page's snippets
 ``<!-- docs-test: teardown ... -->`` after them (running that trainer, checking a result);
 ``<!-- docs-test: before ... -->`` and ``<!-- docs-test: after ... -->`` right above a block do
 the same for that block alone (a tutorial's variation on a finished trainer builds a fresh one).
+
+A page's claims about errors run too: a ``python`` block followed directly by a ``text`` block
+that starts with ``Traceback (most recent call last):`` must raise the error that the text
+block's last line shows (``TypeError: Adam: unexpected keyword argument 'lr'; ...``: the
+exception's class or a base class, and its message, where ``...`` stands for any text). The
+session goes on after it, so a page can show an error and then the fix.
 """
 from __future__ import annotations
 
@@ -47,6 +53,8 @@ class Block:
     def __init__(self, page: pathlib.Path, line: int, lang: str, code: str) -> None:
         self.page, self.line, self.lang, self.code = page, line, lang, code
         self.directive, self.before, self.after = '', '', ''
+        self.expect = ''  # 'ErrorName: message' when the page shows the block raising
+        self.end = 0  # offset of the end of the block in the page
 
     def __repr__(self) -> str:
         return f'{self.page.relative_to(ROOT)}:{self.line}'
@@ -66,8 +74,16 @@ def _blocks(page: pathlib.Path) -> list[Block]:
                 setattr(block, kind, textwrap.dedent(code))
             elif kind not in ('setup', 'teardown'):  # those two belong to the page
                 block.directive = kind
+        if (found and found[-1].lang == 'python' and _is_traceback(block)
+                and not text[found[-1].end:m.start()].strip()):
+            found[-1].expect = block.code.strip().splitlines()[-1].strip()
+        block.end = m.end()
         found.append(block)
     return found
+
+
+def _is_traceback(block: Block) -> bool:
+    return block.lang == 'text' and block.code.startswith('Traceback (most recent call last):')
 
 
 def _hidden_code(page: pathlib.Path, kind: str) -> str:
@@ -84,9 +100,31 @@ if {emulate!r}:
     tools.cupy_emulator.install()
 __doc_ns = {{'__name__': '__main__'}}
 exec(compile({setup!r}, {page!r} + ' (docs-test: setup)', 'exec'), __doc_ns)
-for __path, __line, __before, __code, __after in {blocks!r}:
+def __shows(error, expect):
+    # expect: 'Name: message' as the page shows it; '...' in the message stands for any text.
+    import re
+    name, _, message = expect.partition(':')
+    names = [c.__name__ for c in type(error).__mro__]
+    pattern = '.*'.join(re.escape(part) for part in message.strip().split('...'))
+    return name.strip().rsplit('.', 1)[-1] in names and re.match(pattern, str(error), re.S)
+
+
+for __path, __line, __before, __code, __after, __expect in {blocks!r}:
     exec(compile(__before, f'{{__path}}:{{__line}} (docs-test: before)', 'exec'), __doc_ns)
-    exec(compile('\\n' * (__line - 1) + __code, __path, 'exec'), __doc_ns)
+    __compiled = compile('\\n' * (__line - 1) + __code, __path, 'exec')
+    if not __expect:
+        exec(__compiled, __doc_ns)
+    else:
+        try:
+            exec(__compiled, __doc_ns)
+        except Exception as __error:
+            if not __shows(__error, __expect):
+                raise AssertionError(f'{{__path}}:{{__line}}: the page shows {{__expect!r}}; '
+                                     f'the block raised {{type(__error).__name__}}: '
+                                     f'{{__error}}') from __error
+        else:
+            raise AssertionError(f'{{__path}}:{{__line}}: the page shows {{__expect!r}}; '
+                                 f'the block raised nothing')
     exec(compile(__after, f'{{__path}}:{{__line}} (docs-test: after)', 'exec'), __doc_ns)
 exec(compile({teardown!r}, {page!r} + ' (docs-test: teardown)', 'exec'), __doc_ns)
 '''
@@ -147,15 +185,58 @@ def test_python_blocks_run(page, directive, tmp_path):
         if importlib.util.find_spec('mpi4py') is None or not mpiexec.exists():
             pytest.skip('mpi4py and mpiexec are not installed (pip install "chainlet-dl[mpi]")')
         cmd = [str(mpiexec), *shlex.split(directive)[1:], sys.executable]
+    result = _run_session(page, blocks, cmd, env, emulate, tmp_path)
+    assert result.returncode == 0, f'{page.relative_to(ROOT)}:\n{result.stdout}\n{result.stderr}'
+
+
+def _run_session(page: pathlib.Path, blocks: list[Block], cmd: list[str], env: dict,
+                 emulate: bool, tmp_path: pathlib.Path) -> subprocess.CompletedProcess:
     script = _RUNNER.format(root=str(ROOT), page=str(page), emulate=emulate,
                             setup=_hidden_code(page, 'setup'),
                             teardown=_hidden_code(page, 'teardown'),
-                            blocks=[(str(b.page), b.line, b.before, b.code, b.after)
-                                    for b in blocks])
+                            blocks=[(str(b.page), b.line, b.before, b.code, b.after,
+                                     b.expect) for b in blocks])
     (tmp_path / '_doc_page.py').write_text(script, encoding='utf-8')
-    result = subprocess.run([*cmd, '_doc_page.py'], cwd=tmp_path, env=env, text=True,
-                            capture_output=True, timeout=300)
-    assert result.returncode == 0, f'{page.relative_to(ROOT)}:\n{result.stdout}\n{result.stderr}'
+    return subprocess.run([*cmd, '_doc_page.py'], cwd=tmp_path, env=env, text=True,
+                          capture_output=True, timeout=300)
+
+
+_SHOWN_ERROR = """A page:
+
+```python
+x = 1
+{raised}
+```
+
+```text
+Traceback (most recent call last):
+  ...
+{shown}
+```
+
+```python
+assert x == 1  # the session goes on
+```
+"""
+
+
+@pytest.mark.parametrize('raised, shown, ok', [
+    ("raise TypeError('Adam: bad lr; use alpha')", 'TypeError: Adam: bad lr; use alpha', True),
+    ("raise TypeError('Adam: bad lr; use alpha')", 'TypeError: Adam: ...alpha', True),
+    ("raise KeyError('x')", 'LookupError: ...', True),  # a base class of the raised one
+    ("raise TypeError('Adam: bad lr')", 'ValueError: Adam: bad lr', False),
+    ("raise TypeError('Adam: bad lr')", 'TypeError: SGD: bad lr', False),
+    ('pass', 'TypeError: Adam', False),  # raises nothing
+])
+def test_a_block_the_page_shows_raising_must_raise_that(tmp_path, raised, shown, ok):
+    page = tmp_path / 'page.md'
+    page.write_text(_SHOWN_ERROR.format(raised=raised, shown=shown), encoding='utf-8')
+    blocks = [b for b in _blocks(page) if b.lang == 'python']
+    assert blocks[0].expect == shown and not blocks[1].expect
+    result = _run_session(page, blocks, [sys.executable], dict(os.environ), False, tmp_path)
+    assert (result.returncode == 0) == ok, result.stderr
+    if not ok:
+        assert f'the page shows {shown!r}' in result.stderr
 
 
 def _emulator_usable() -> bool:

@@ -64,7 +64,9 @@ class MultiNodeBatchNormalizationFunction(FunctionNode):
         var = xp.maximum(buf[n:2 * n].reshape(s.shape) / max(m, 1.0) - mean * mean, 0.0)
         shape = _bn.broadcast_shape(x.shape, axes)
         inv_std = 1.0 / xp.sqrt(var + self.eps)
-        x_hat = ((x - mean.reshape(shape)) * inv_std.reshape(shape)).astype(x.dtype)
+        # Under mixed16 (float16 x, float32 gamma) normalize in gamma's wider type.
+        cdt = numpy.promote_types(x.dtype, gamma.dtype)
+        x_hat = ((x - mean.reshape(shape)) * inv_std.reshape(shape)).astype(cdt)
         y = gamma.reshape(shape) * x_hat + beta.reshape(shape)
         if self.running_mean is not None:
             self.running_mean *= self.decay
@@ -74,15 +76,16 @@ class MultiNodeBatchNormalizationFunction(FunctionNode):
             self.running_var *= self.decay
             self.running_var += ((1 - self.decay) * unbiased).astype(self.running_var.dtype)
         self._axes, self._shape, self._m = axes, shape, m
-        self._x_hat, self._inv_std = x_hat, inv_std.astype(x.dtype)
+        self._x_hat, self._inv_std = x_hat, inv_std.astype(cdt)
         self.retain_inputs((1,))
         return y.astype(x.dtype, copy=False),
 
     def backward(self, indexes: tuple, grad_outputs: tuple) -> tuple:
         gamma = self.get_retained_inputs()[0].array
-        gy = grad_outputs[0].array
-        xp = backend.get_array_module(gy)
+        gy_in = grad_outputs[0].array
         axes, shape, x_hat = self._axes, self._shape, self._x_hat
+        gy = gy_in.astype(x_hat.dtype, copy=False)
+        xp = backend.get_array_module(gy)
         gbeta = gy.sum(axis=axes, dtype=numpy.float64)
         ggamma = (gy * x_hat).sum(axis=axes, dtype=numpy.float64)
         result = [None, ggamma.astype(gamma.dtype), gbeta.astype(gamma.dtype)]
@@ -93,9 +96,8 @@ class MultiNodeBatchNormalizationFunction(FunctionNode):
             ggamma_all = total[n:].reshape(shape).astype(gy.dtype)
             scale = (gamma * self._inv_std).reshape(shape)
             m = gy.dtype.type(self._m)
-            # gamma may be float32 under mixed16 while x and gy are float16.
             result[0] = (scale * (gy - (x_hat * ggamma_all + gbeta_all) / m)).astype(
-                gy.dtype, copy=False)
+                gy_in.dtype, copy=False)
         return tuple(result[i] for i in indexes)
 
 

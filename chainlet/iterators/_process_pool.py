@@ -15,19 +15,39 @@ every pipe in order.
 from __future__ import annotations
 
 import collections
+import contextlib
 import multiprocessing
+import os
 from multiprocessing import connection
 from typing import Any, Callable, Optional
 
 _JOIN_SECONDS = 2.0
+# How often an idle worker checks that the main process is still alive.
+_PARENT_POLL_SECONDS = 1.0
 
 
-def _worker_main(conn: Any, initializer: Callable, initargs: tuple, func: Callable,
-                 max_tasks: Optional[int]) -> None:
+def _parent_gone(parent: int) -> bool:
+    # A process whose parent died is re-parented (to init or a subreaper): its ppid changes.
+    return os.getppid() != parent
+
+
+def _worker_main(conn: Any, inherited: list, initializer: Callable, initargs: tuple,
+                 func: Callable, max_tasks: Optional[int]) -> None:
+    # A forked worker inherits the main process's end of every pipe, its own included: while
+    # it holds them, no pipe ever reports EOF and a worker of a SIGKILLed main process would
+    # wait in recv() forever. So close them first; and since other processes the main one
+    # forks may hold them too, also watch for the parent's death while waiting.
+    for fd in inherited:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    parent = os.getppid()
     initializer(*initargs)
     done = 0
     while max_tasks is None or done < max_tasks:
         try:
+            while not conn.poll(_PARENT_POLL_SECONDS):
+                if _parent_gone(parent):
+                    return
             task = conn.recv()
         except (EOFError, OSError):  # the main process went away
             return
@@ -122,7 +142,13 @@ class ProcessPool:
 
     def _start(self) -> _Worker:
         mine, theirs = self._context.Pipe()
-        process = self._context.Process(target=_worker_main, args=(theirs, *self._start_args),
+        # Only a forked child inherits our file descriptors (spawn and forkserver start from
+        # a clean process): it closes our ends of its own pipe and of the other workers'.
+        inherited = [c.fileno() for c in [w.conn for w in self._slots + self._retired] + [mine]
+                     if not c.closed] \
+            if self._context.get_start_method() == 'fork' else []
+        process = self._context.Process(target=_worker_main,
+                                        args=(theirs, inherited, *self._start_args),
                                         daemon=True)
         try:
             process.start()

@@ -18,6 +18,9 @@ from typing import Any, Callable, Optional
 
 import numpy
 
+from chainlet.keras.image_utils import (  # noqa: F401  (Keras 3 publishes them here)
+    array_to_img, img_to_array, load_img, normalize, save_img)
+
 
 def to_categorical(x: Any, num_classes: Optional[int] = None) -> numpy.ndarray:
     """One-hot encode integer class labels (float32; a trailing axis of size 1 is dropped).
@@ -503,4 +506,5 @@ _SAVING_NAMES = ('register_keras_serializable', 'get_custom_objects', 'custom_ob
 
 __all__ = ['get_file', 'to_categorical', 'set_random_seed', 'print_summary', 'model_to_dot',
            'plot_model', 'pad_sequences', 'pack_x_y_sample_weight', 'unpack_x_y_sample_weight',
-           'PyDataset', 'Sequence']
+           'PyDataset', 'Sequence', 'array_to_img', 'img_to_array', 'load_img', 'normalize',
+           'save_img']

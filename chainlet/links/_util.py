@@ -6,7 +6,7 @@ from typing import Any, Literal, Optional, overload
 
 import numpy
 
-from chainlet import _config, backend, initializers
+from chainlet import _config, backend, initializers, type_check
 
 
 class _CallableInitializer(initializers.Initializer):
@@ -99,6 +99,26 @@ def size_of_shape(shape: Any) -> int:
     for s in shape:
         size *= int(s)
     return size
+
+
+def check_batch(owner: str, name: str, x: Any, shape: str = '(batch, in_size)',
+                ndim: Optional[int] = None) -> None:
+    """Check that the step input ``x`` of a recurrent link has a batch axis (at least two axes,
+    or exactly ``ndim``), so that a 0-d input is refused with a message naming the link and the
+    argument instead of ending in an ``IndexError`` on ``x.shape[0]``.
+
+    Raises:
+        TypeError: ``x`` is not an array (``None`` where a state is required, a list).
+        ValueError: ``x`` has too few (or not ``ndim``) axes.
+    """
+    x_ndim = getattr(x, 'ndim', None)
+    if x_ndim is None:
+        raise TypeError(f'{owner}: argument {name}: expected a Variable or an ndarray of shape '
+                        f'{shape}, got {type(x).__name__}')
+    if (x_ndim < 2) if ndim is None else (x_ndim != ndim):
+        raise type_check.InvalidValue(
+            shape, str(tuple(x.shape)),
+            f'{owner}: argument {name}: expected shape {shape}, got {tuple(x.shape)}')
 
 
 def as_tuple(owner: str, name: str, value: Any, ndim: int) -> tuple:

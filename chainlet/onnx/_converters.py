@@ -3,8 +3,9 @@
 A converter is ``convert(g, f, ins, outs)``: ``g`` is the :class:`GraphBuilder`, ``f`` the
 traced :class:`~chainlet.FunctionNode` (its hyper-parameters and ``f.inputs[i].shape``/``dtype``
 describe the call), ``ins`` the ONNX names of its inputs and ``outs`` the names its outputs must
-be written to. Composite chainlet functions (``mean``, ``layer_normalization``'s affine part,
-``Linear`` links with ``n_batch_axes``) arrive as their primitives, so only primitives are here.
+be written to. Composite chainlet functions (``average`` with weights, ``layer_normalization``'s
+affine part, ``Linear`` links with ``n_batch_axes``) arrive as their primitives, so only
+primitives are here (``mean`` is one: a float16 sum would overflow before its division).
 Where ONNX has no single operator (ELU with a rate, ``softplus`` with ``beta``, the LSTM cell)
 the converter writes the same formula with elementary operators.
 """
@@ -228,6 +229,11 @@ def _log_softmax(g, f, ins, outs):
 @converter('Sum')
 def _sum(g, f, ins, outs):
     g.reduce('ReduceSum', ins[0], f.axis, f.keepdims, outs[0])
+
+
+@converter('Mean')
+def _mean(g, f, ins, outs):
+    g.reduce('ReduceMean', ins[0], f.axis, f.keepdims, outs[0])
 
 
 @converter('Max', 'Min')

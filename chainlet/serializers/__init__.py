@@ -40,6 +40,8 @@ from chainlet.serializers.hdf5 import save_hdf5  # noqa: F401
 from chainlet.serializers.hdf5 import write_hdf5  # noqa: F401
 from chainlet.serializers.npz import DictionarySerializer  # noqa: F401
 from chainlet.serializers.npz import NpzDeserializer  # noqa: F401
+from chainlet.serializers.npz import check_npz  # noqa: F401
+from chainlet.serializers.npz import check_zip  # noqa: F401
 from chainlet.serializers.npz import load_npz  # noqa: F401
 from chainlet.serializers.npz import save_npz  # noqa: F401
 from chainlet.serializers.safetensors import SafetensorsDeserializer  # noqa: F401

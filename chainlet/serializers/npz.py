@@ -34,8 +34,8 @@ import numpy
 import numpy.lib.format
 
 from chainlet.serializers._base import (
-    _NONE, CorruptFileError, IgnoreNames, Serializer, _ArchiveDeserializer, atomic_path,
-    describe_file, is_none_array, is_path, to_storable)
+    _NONE, CorruptFileError, IgnoreNames, Serializer, UnsafeFileError, _ArchiveDeserializer,
+    atomic_path, describe_file, is_none_array, is_path, to_storable)
 
 # Entry listing the keys whose value is None: ``None`` has no pickle-free .npy form.
 NONE_KEYS_ENTRY = '__chainlet__/none_keys'
@@ -95,6 +95,100 @@ def _read_none_entry(npz: Any, key: str) -> bool:
         return False
     return isinstance(value, numpy.ndarray) and value.dtype == object and \
         all(item is None for item in value.flat)
+
+
+# How much larger than its compressed bytes a zip member may be (deflate expands at most about
+# 1032-fold), and what a member may claim beyond that, so that a crafted size or .npy header is
+# refused before NumPy or zipfile allocate it (a bare MemoryError otherwise).
+_MAX_EXPANSION = 1100
+_SLACK_BYTES = 1 << 16
+
+
+def check_zip(zf: zipfile.ZipFile, source: str, what: str) -> None:
+    """Refuse a zip archive whose members claim more bytes than the archive can hold.
+
+    Each member's uncompressed size may exceed its compressed size only for a compressed
+    member, and then at most ``_MAX_EXPANSION`` fold; a member's compressed bytes must lie in
+    the archive. ``zipfile`` allocates what a member claims when it is read whole.
+
+    Args:
+        zf: The open archive.
+        source: The file's name for messages.
+        what: The caller's name for messages.
+
+    Raises:
+        chainlet.serializers.UnsafeFileError: (a ``ValueError``) naming the file and member.
+    """
+    end = getattr(zf, 'start_dir', None)  # where the directory starts: members lie before it
+    for info in zf.infolist():
+        ratio = 1 if info.compress_type == zipfile.ZIP_STORED else _MAX_EXPANSION
+        if (end is not None and info.compress_size > end) or \
+                info.file_size > ratio * info.compress_size + _SLACK_BYTES:
+            raise UnsafeFileError(f'{what}: member {info.filename!r} of {source} claims '
+                                  f'{info.file_size} bytes from {info.compress_size} stored '
+                                  f'bytes; the archive is malformed')
+
+
+def check_npz_entry(npz: Any, key: str, source: str, what: str) -> None:
+    """Refuse an ``.npz`` entry whose ``.npy`` header claims more data than the entry holds.
+
+    NumPy allocates the array that the header describes before it reads the data, so a
+    ten-byte entry claiming shape ``(2**40,)`` would raise a bare ``MemoryError``. Entries of
+    a plain dict and entries NumPy will refuse anyway (pickled objects) are left alone.
+
+    Raises:
+        chainlet.serializers.UnsafeFileError: the claim is impossible (names file and entry).
+        chainlet.serializers.CorruptFileError: the header cannot be parsed.
+    """
+    zf = getattr(npz, 'zip', None)
+    if zf is None:
+        return
+    try:
+        info = zf.getinfo(key + '.npy')
+    except KeyError:
+        return  # NumPy reports the missing entry
+    ratio = 1 if info.compress_type == zipfile.ZIP_STORED else _MAX_EXPANSION
+    if info.file_size > ratio * info.compress_size + _SLACK_BYTES:
+        raise UnsafeFileError(f'{what}: entry {key!r} of {source} claims {info.file_size} '
+                              f'bytes from {info.compress_size} stored bytes; the archive is '
+                              f'malformed')
+    try:
+        with zf.open(info) as f:
+            version = numpy.lib.format.read_magic(f)
+            reader = numpy.lib.format.read_array_header_1_0 if version == (1, 0) \
+                else numpy.lib.format.read_array_header_2_0
+            shape, _, dtype = reader(f)
+    except (*_READ_ERRORS, RecursionError, MemoryError) as e:
+        raise CorruptFileError(f'{what}: the .npy header of entry {key!r} of {source} is '
+                               f'malformed: {type(e).__name__}: {e}') from e
+    if dtype.hasobject:
+        return  # never unpickled (allow_pickle=False): the reader says so
+    nbytes = int(numpy.prod(shape, dtype=object)) * dtype.itemsize
+    if nbytes > info.file_size:
+        raise UnsafeFileError(f'{what}: entry {key!r} of {source} claims shape {shape} of '
+                              f'{dtype} ({nbytes} bytes) but holds only {info.file_size} '
+                              f'bytes; the archive is malformed')
+
+
+def check_npz(npz: Any, source: str, what: str) -> None:
+    """Check every entry of an open ``NpzFile`` (:func:`check_zip`, :func:`check_npz_entry`)
+    before any is read.
+
+    Example:
+        >>> import io, numpy as np
+        >>> from chainlet.serializers import check_npz
+        >>> buf = io.BytesIO()
+        >>> np.savez(buf, W=np.zeros(3))
+        >>> _ = buf.seek(0)
+        >>> with np.load(buf) as npz:
+        ...     check_npz(npz, 'buf', 'example')  # a sound archive passes
+    """
+    zf = getattr(npz, 'zip', None)
+    if zf is None:
+        return
+    check_zip(zf, source, what)
+    for key in npz.files:
+        check_npz_entry(npz, key, source, what)
 
 
 class DictionarySerializer(Serializer):
@@ -181,6 +275,7 @@ class NpzDeserializer(_ArchiveDeserializer):
     def _read(self, key: str) -> Any:
         if key in self._none_keys:
             return _NONE
+        check_npz_entry(self.npz, key, self._state.source, self._what)
         try:
             data = self.npz[key]
         except _READ_ERRORS as e:
@@ -296,6 +391,7 @@ def _open_npz(file: FileLike, what: str) -> Iterator[Any]:
         raise CorruptFileError(f'{what}: the file holds a single .npy array, not an .npz '
                                f'archive')
     try:
+        check_zip(npz.zip, describe_file(file), what)
         yield npz
     finally:
         npz.close()

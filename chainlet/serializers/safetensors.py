@@ -244,11 +244,13 @@ class SafetensorsDeserializer(_ArchiveDeserializer):
             metadata = tensors.metadata()
         metadata = dict(metadata or {})
         self._keys = frozenset(tensors.keys())
+        # What the string entries may expand to: their own JSON text, a few times over.
+        self._strings_budget = 8 * len(metadata.get(STRINGS_ENTRY, '')) + (1 << 16)
         try:
             self._none_keys = frozenset(json.loads(metadata.get(NONE_KEYS_ENTRY, '[]')))
             self._strings = json.loads(metadata.get(STRINGS_ENTRY, '{}'))
             self._crcs = json.loads(metadata.get(CRC32_ENTRY, '{}'))
-        except (ValueError, TypeError) as e:
+        except (ValueError, TypeError, RecursionError) as e:
             raise CorruptFileError(f'{self._what}: the chainlet metadata of '
                                    f'{self._state.source} is not valid JSON (truncated or '
                                    f'corrupted file?): {e}') from e
@@ -288,8 +290,11 @@ class SafetensorsDeserializer(_ArchiveDeserializer):
             dtype = numpy.dtype(entry['dtype'])
             values = entry['values'] if dtype.kind == 'U' else \
                 [v.encode('latin-1') for v in entry['values']]
+            if dtype.kind not in 'SU' or dtype.itemsize * len(values) > self._strings_budget:
+                raise ValueError(f'dtype {dtype} for {len(values)} values is not a string '
+                                 f'entry of the size its text allows')
             return numpy.array(values, dtype=dtype).reshape(entry['shape'])
-        except (KeyError, TypeError, ValueError, UnicodeError) as e:
+        except (KeyError, TypeError, ValueError, UnicodeError, AttributeError) as e:
             raise CorruptFileError(f'{self._what}: the string entry {key!r} of '
                                    f'{self._state.source} is malformed: {e}') from e
 
@@ -304,7 +309,7 @@ def _header_metadata(data: bytes, what: str) -> dict:
         (size,) = struct.unpack('<Q', data[:8])
         header = json.loads(data[8:8 + size])
         return dict(header.get('__metadata__') or {})
-    except (struct.error, ValueError, TypeError, AttributeError) as e:
+    except (struct.error, ValueError, TypeError, AttributeError, RecursionError) as e:
         raise CorruptFileError(f'{what}: the file is not a readable .safetensors file '
                                f'(truncated or corrupted?): {e}') from e
 

@@ -407,6 +407,25 @@ def scenario_abort_by_default():
     print('rank 0 passed the barrier', flush=True)
 
 
+def scenario_exit_status():
+    """Rank 1 calls sys.exit(3) while rank 0 waits in a collective: the job must end."""
+    import chainlet.distributed as cmn
+    comm = cmn.create_communicator('flat')
+    if comm.rank == 1:
+        sys.exit(3)
+    comm.mpi_comm.allreduce(1)  # never completes: rank 1 is gone
+    print('rank 0 passed the allreduce', flush=True)
+
+
+def scenario_exit_zero():
+    """sys.exit(0) on every rank (after the others finished) is a normal end, not an abort."""
+    import chainlet.distributed as cmn
+    comm = cmn.create_communicator('flat')
+    comm.mpi_comm.barrier()
+    print(f'PASS exit_zero rank {comm.rank}', flush=True)
+    sys.exit(0)
+
+
 def scenario_hook_opt_out():
     """CHAINLET_MPI_ABORT_ON_EXCEPTION=0 keeps the user's own sys.excepthook."""
     import chainlet.distributed as cmn

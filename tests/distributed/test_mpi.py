@@ -88,6 +88,31 @@ def test_exception_on_one_rank_aborts_the_job_by_default():
     assert 'rank 0 passed the barrier' not in output
 
 
+def test_sys_exit_with_a_failure_status_on_one_rank_aborts_the_job():
+    # sys.exit never reaches sys.excepthook, and mpi4py's MPI_Finalize at exit left rank 0
+    # waiting in its allreduce forever (python -m mpi4py aborts such a job).
+    start = time.monotonic()
+    try:
+        result = _run('exit_status', timeout=60.0)
+    except subprocess.TimeoutExpired:
+        pytest.fail('rank 0 hung after rank 1 called sys.exit(3)')
+    elapsed = time.monotonic() - start
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert elapsed < 30.0, f'the job took {elapsed:.1f} s to end'
+    assert 'rank 1 of 2 exits with status 3' in output, f'exit {result.returncode}: {output}'
+    assert 'rank 0 passed the allreduce' not in output
+
+
+def test_sys_exit_zero_is_a_normal_end():
+    result = _run('exit_zero')
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert 'aborting' not in output, output
+    for rank in (0, 1):
+        assert f'PASS exit_zero rank {rank}' in result.stdout, output
+
+
 def test_default_abort_can_be_turned_off():
     result = _run('hook_opt_out', CHAINLET_MPI_ABORT_ON_EXCEPTION='0')
     output = result.stdout + result.stderr

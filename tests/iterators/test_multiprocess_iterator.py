@@ -217,6 +217,39 @@ def test_interpreter_exit_leaves_no_children(tmp_path):
     assert 'Traceback' not in out.stderr
 
 
+@pytest.mark.parametrize('method', sorted({'fork', METHOD} &
+                                           set(multiprocessing.get_all_start_methods())))
+def test_workers_of_a_sigkilled_process_exit(tmp_path, method):
+    # A SIGKILLed main process runs no cleanup. Its forked workers used to inherit the main
+    # process's end of their own pipe, so recv() never saw EOF and they waited forever.
+    # Two iterators: the second one's workers inherit the first one's pipes as well.
+    script = tmp_path / 'killed.py'
+    script.write_text(textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        from chainlet.iterators import MultiprocessIterator
+        if __name__ == '__main__':
+            its = [MultiprocessIterator(list(range(8)), 2, n_processes=2,
+                                        start_method={method!r}) for _ in range(2)]
+            for it in its:
+                next(it)
+            print(' '.join(str(p) for it in its for p in it._worker_pids()), flush=True)
+            time.sleep(600)
+    """))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(p) for p in proc.stdout.readline().split()]
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+        proc.stdout.close()
+    assert len(pids) == 4
+    left = _wait_gone(pids, timeout=10.0)
+    for pid in left:  # do not leave them behind when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
 @pytest.mark.skipif(sys.version_info >= (3, 12) or 'fork' not in
                     multiprocessing.get_all_start_methods(), reason='fork warns on 3.12+')
 def test_fork_accepts_unpicklable_dataset():

@@ -358,3 +358,42 @@ def test_hooks_call_a_link_that_keeps_its_own_forward_attribute():
         y = block(x)
     np.testing.assert_array_equal(y.array, expected)
     assert [args.link for _, event, args in log if event == 'pre'][0] is block
+
+
+def test_a_hook_assigned_into_the_registry_dict_is_called_as_in_chainer():
+    # Chainer code (Chainer Chemistry's saliency calculators) registers link hooks by assigning
+    # into the dict chainer._get_link_hooks() returns, and function hooks likewise.
+    import numpy as np
+    import chainlet
+    import chainlet.functions as F
+    import chainlet.links as L
+
+    seen = []
+
+    class Post(chainlet.LinkHook):
+        name = 'post'
+
+        def forward_postprocess(self, args):
+            seen.append(args.out.shape)
+
+    class Fn(chainlet.FunctionHook):
+        name = 'fn'
+
+        def forward_postprocess(self, function, in_data):
+            seen.append(function.label)
+
+    link_hooks = chainlet._get_link_hooks()
+    function_hooks = chainlet.get_function_hooks()
+    link_hooks['post'] = Post()
+    function_hooks['fn'] = Fn()
+    try:
+        L.Linear(2, 3)(np.ones((1, 2), np.float32))
+        F.relu(np.ones(2, np.float32))
+    finally:
+        del link_hooks['post']
+        function_hooks.pop('fn')
+    F.relu(np.ones(2, np.float32))
+    L.Linear(2, 3)(np.ones((1, 2), np.float32))
+    assert (1, 3) in seen and 'ReLU' in seen
+    assert len(seen) == 3            # nothing after the hooks were removed
+    assert not link_hooks and not function_hooks

@@ -50,7 +50,33 @@ KILLED_SAVE = textwrap.dedent("""
         from chainlet.training._files import write_text_atomic
         os.fsync = die
         write_text_atomic(target, 'log')
+    elif kind == 'safetensors':
+        os.fsync = die
+        serializers.save_safetensors(target, link)
+    elif kind.startswith('keras'):             # keras-<how>-<extension>
+        from chainlet import keras
+        _, how, ext = kind.split('-')
+        model = keras.Sequential([keras.Input((64,)), keras.layers.Dense(64)])
+        os.fsync = die
+        getattr(model, how)(target + ext)
 """)
+
+# Every save path of every format: the Keras facade's too (``keras-<method>-<extension>``).
+KERAS_KINDS = ['keras-save-.keras', 'keras-save-.h5', 'keras-save-.npz',
+               'keras-save_weights-.weights.h5', 'keras-save_weights-.weights.npz',
+               'keras-save_weights-.safetensors']
+ALL_KINDS = ['npz', 'hdf5', 'safetensors', 'snapshot', 'snapshot_npz', 'text'] + KERAS_KINDS
+
+
+def _needs(kind):
+    if kind == 'hdf5' or kind.endswith('.h5'):
+        pytest.importorskip('h5py')
+    if 'safetensors' in kind:
+        pytest.importorskip('safetensors')
+
+
+def _file_of(kind, target):
+    return f'{target}{kind.split("-")[2]}' if kind.startswith('keras') else str(target)
 
 
 def _kill_during_save(tmp_path, kind, target):
@@ -66,17 +92,23 @@ def _save(kind, target):
         serializers.save_npz(target, make_net(1))
     elif kind == 'hdf5':
         serializers.save_hdf5(target, make_net(1))
+    elif kind == 'safetensors':
+        serializers.save_safetensors(target, make_net(1))
     elif kind in ('snapshot', 'snapshot_npz'):
         folder, name = os.path.split(target)
         snapshot_writers.SimpleWriter()(name, folder, make_net(1))
+    elif kind.startswith('keras'):
+        from chainlet import keras
+        _, how, ext = kind.split('-')
+        model = keras.Sequential([keras.Input((64,)), keras.layers.Dense(64)])
+        getattr(model, how)(f'{target}{ext}')
     else:
         _files.write_text_atomic(str(target), 'log')
 
 
-@pytest.mark.parametrize('kind', ['npz', 'hdf5', 'snapshot', 'snapshot_npz', 'text'])
+@pytest.mark.parametrize('kind', ALL_KINDS)
 def test_leftovers_of_killed_saves_are_removed_by_the_next_save(tmp_path, kind):
-    if kind == 'hdf5':
-        pytest.importorskip('h5py')
+    _needs(kind)
     out = tmp_path / 'out'
     out.mkdir()
     target = out / 'model'
@@ -86,7 +118,20 @@ def test_leftovers_of_killed_saves_are_removed_by_the_next_save(tmp_path, kind):
     leftovers = os.listdir(out)
     assert len(leftovers) == 1 and _atomic.is_temp_name(leftovers[0]), leftovers
     _save(kind, target)
-    assert os.listdir(out) == ['model']
+    assert os.listdir(out) == [os.path.basename(_file_of(kind, target))]
+
+
+@pytest.mark.parametrize('umask, mode', [(0o022, 0o644), (0o027, 0o640)])
+@pytest.mark.parametrize('kind', ALL_KINDS)
+def test_every_format_gets_the_mode_of_a_plain_open(tmp_path, kind, umask, mode):
+    # safetensors' own writer created its file 0o600 whatever the umask.
+    _needs(kind)
+    old = os.umask(umask)
+    try:
+        _save(kind, tmp_path / 'model')
+    finally:
+        os.umask(old)
+    assert os.stat(_file_of(kind, tmp_path / 'model')).st_mode & 0o777 == mode
 
 
 def test_temporaries_of_live_writers_other_hosts_and_other_files_are_kept(tmp_path):

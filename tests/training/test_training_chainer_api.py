@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+import chainlet
 from chainlet import serializers, training
 from chainlet.training import extensions
 
@@ -204,3 +205,29 @@ def test_manual_schedule_trigger_loads_an_old_snapshot_with_warnings(tmp_path, f
         serializers.load_npz(path, late)
     trainer.updater.step()
     assert late(trainer) is False and late.finished  # the point was passed before the resume
+
+
+def report_step(trainer):
+    chainlet.reporter.report({'step': float(trainer.updater.iteration)})
+
+
+def test_log_report_logs_the_call_before_training_as_its_own_entry(setup_factory):
+    s = setup_factory(stop=(2, 'epoch'))  # 5 iterations per epoch
+    s.trainer.extend(report_step, name='step', priority=training.PRIORITY_WRITER,
+                     call_before_training=True)
+    log = extensions.LogReport(keys=['step'])
+    s.trainer.extend(log, call_before_training=True)
+    s.trainer.run()
+    assert [(e['epoch'], e['iteration'], e['step']) for e in log.log] == [
+        (0, 0, 0.0), (1, 5, 3.0), (2, 10, 8.0)]  # epoch 1 averages iterations 1..5 only
+
+
+def test_plot_report_plots_the_call_before_training(setup_factory):
+    pytest.importorskip('matplotlib')
+    s = setup_factory(stop=(1, 'epoch'))
+    s.trainer.extend(report_step, name='step', priority=training.PRIORITY_WRITER,
+                     call_before_training=True)
+    plot = extensions.PlotReport(['step'], x_key='iteration')
+    s.trainer.extend(plot, call_before_training=True)
+    s.trainer.run()
+    assert plot._data['step'] == [(0, 0.0), (5, 3.0)]

@@ -13,7 +13,11 @@ def real_param(func: str, name: str, value: Any) -> float:
     """Return ``value`` as a finite Python float, or raise naming ``func`` and ``name``.
 
     ``bool`` is rejected although it is an ``int``: ``slope=True`` is almost surely a mistake.
+    A 0-d integer or float NumPy array counts as a number (Chainer accepts one, and
+    ``numpy.random.uniform(1, 2, ())`` makes one).
     """
+    if isinstance(value, numpy.ndarray) and value.ndim == 0 and value.dtype.kind in 'iuf':
+        value = value[()]
     if isinstance(value, (bool, numpy.bool_)) or not isinstance(value, _REAL):
         raise TypeError(f'{func}: argument {name}: expected a real number, '
                         f'got {type(value).__name__}')

@@ -66,6 +66,12 @@ class LogSumExp(FunctionNode):
         m = xp.where(xp.isfinite(m), m, xp.zeros((), m.dtype))
         shifted = x - m
         log_norm = logsumexp(shifted, self.axis, keepdims=True)
+        empty = xp.isneginf(log_norm.array)
+        if empty.any():
+            # A row of only -inf (a fully masked row) has no softmax: exp(-inf - -inf) would be
+            # NaN. Its entries carry no mass, so their gradient is 0 (exp(-inf - 0)).
+            from chainlet.functions.array.where import where
+            log_norm = where(empty, xp.zeros_like(log_norm.array), log_norm)
         gy = expand_to_input(grad_outputs[0], x.shape, self.axis)
         return gy * exp(shifted - log_norm),
 

@@ -59,7 +59,7 @@ class SimplifiedDropconnect(FunctionNode):
         if self.mask is None:
             shape = ((x.shape[0],) + W.shape) if self.use_batchwise_mask else W.shape
             self.mask = xp.random.rand(*shape) >= self.ratio
-        x2 = x.reshape(len(x), -1)
+        x2 = x.reshape(len(x), W.shape[1])  # not -1: that cannot be inferred for a batch of 0
         Wm = W * self._scaled_mask(W.dtype)
         if Wm.ndim == 3:
             y = xp.matmul(Wm, x2[:, :, None])[:, :, 0]
@@ -73,7 +73,7 @@ class SimplifiedDropconnect(FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()
         gy, = grad_outputs
-        x2 = x.reshape(len(x), -1)
+        x2 = x.reshape(len(x), W.shape[1])
         mask = self._scaled_mask(W.dtype)
         Wm = W * mask
         ret = []

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
+import numpy
+
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
+from chainlet.functions.array.cast import cast
 from chainlet.functions.math.sqrt import sqrt
 from chainlet.functions.math.sum import normalize_axis, sum as _sum
 from chainlet.variable import Variable
@@ -26,14 +29,27 @@ class NormalizeL2(FunctionNode):
         x, = inputs
         xp = backend.get_array_module(x)
         self.axes = normalize_axis('normalize', self.axis, x.ndim)
-        norm = xp.sqrt(xp.sum(xp.square(x), axis=self.axes, keepdims=True))
-        norm += x.dtype.type(self.eps)
+        # float16 in float32: squares overflow past 256 and their sum past 65504
+        xw = x.astype(numpy.float32) if x.dtype == numpy.float16 else x
+        norm = xp.sqrt(xp.sum(xp.square(xw), axis=self.axes, keepdims=True))
+        norm += norm.dtype.type(self.eps)
         self.retain_inputs((0,))
-        return (x / norm).astype(x.dtype, copy=False),
+        return (xw / norm).astype(x.dtype, copy=False),
 
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()
         gy, = grad_outputs
+        if x.dtype == numpy.float16:
+            # In float16 norm ** 3 underflows to 0 for a small vector (0 / 0 = NaN at a zero
+            # vector) and squares overflow past 256: work in float32 as the forward does.
+            gx = self._grad(cast(x, numpy.float32), cast(gy, numpy.float32))
+            # At a zero vector the gradient is gy / eps: past 65504 (eps < 1.5e-5, as the
+            # default 1e-5) it overflows to inf, as any float16 result that large does.
+            with numpy.errstate(over='ignore'):
+                return cast(gx, numpy.float16),
+        return self._grad(x, gy),
+
+    def _grad(self, x: Variable, gy: Variable) -> Variable:
         axes = self.axes
         sq = _sum(x * x, axes, keepdims=True)
         # The norm is not differentiable at a zero vector (y is: its Jacobian there is I / eps).
@@ -43,7 +59,7 @@ class NormalizeL2(FunctionNode):
         norm0 = sqrt(sq + zero)
         norm = norm0 * (1 - zero) + self.eps
         x_gy = _sum(x * gy, axes, keepdims=True)
-        return gy / norm - x * (x_gy / (norm * norm * norm0)),
+        return gy / norm - x * (x_gy / (norm * norm * norm0))
 
 
 def normalize(x: Any, eps: float = 1e-5, axis: Union[int, Sequence[int]] = 1) -> Variable:

@@ -198,7 +198,9 @@ def max_samples(x: Any, roi_index: numpy.ndarray, rows: AxisTable, cols: AxisTab
     Returns ``(y, map)``: ``y`` ``(R, C, outh, outw)`` (``-inf`` where a bin has no sample
     larger than ``-inf``) and a :class:`SampleMap` of the winning samples. Samples are visited
     in ``(g, g2)`` order and only a strictly larger one replaces the best so far, so the first
-    maximum wins and NaN never does (as in Chainer's kernels). One sample position (and
+    maximum wins; a NaN sample wins over any number and keeps its bin (the first NaN gets the
+    gradient), so NaN propagates as in :func:`~chainlet.functions.max_pooling_2d` (Chainer's
+    RoI kernels drop it: ``NaN > best`` is false). One sample position (and
     bilinear neighbour) is gathered for all RoIs, bins and channels at a time, from a
     channels-last copy of ``x`` so that every read is a contiguous run of channels.
     """
@@ -215,6 +217,7 @@ def max_samples(x: Any, roi_index: numpy.ndarray, rows: AxisTable, cols: AxisTab
     # A zero-weight neighbour must not be read at all (0 * inf is NaN): only when x holds
     # non-finite values does that cost a masked product.
     finite = a * b == 1 or bool(xp.isfinite(x).all())
+    has_nan = not (a * b > 1 and finite) and bool(xp.isnan(x).any())
     for g in range(gh):
         for g2 in range(gw):
             val = None
@@ -228,7 +231,10 @@ def max_samples(x: Any, roi_index: numpy.ndarray, rows: AxisTable, cols: AxisTab
                         term = wt * term if finite else xp.where(wt != 0, wt * term, zero)
                     val = term if val is None else val + term
             ok = (table.row_ok[:, :, g, None] & table.col_ok[:, None, :, g2])[..., None]
-            better = ok & (val > y)
+            better = val > y
+            if has_nan:  # the first NaN wins and nothing replaces it (val > NaN is false)
+                better |= xp.isnan(val) & ~xp.isnan(y)
+            better &= ok
             y = xp.where(better, val, y)
             best = xp.where(better, numpy.int32(g * gw + g2), best)
     table.best = xp.ascontiguousarray(best.transpose(0, 3, 1, 2))  # (R, C, outh, outw)

@@ -35,8 +35,8 @@ from chainlet import backend
 from chainlet.keras.engine.keras_tensor import KerasHistory, KerasTensor
 from chainlet.keras.engine.tree import map_structure
 from chainlet.serializers import (CorruptFileError, DictionarySerializer, NpzDeserializer,
-                                  UnsafeFileError, atomic_path, open_hdf5, read_safetensors,
-                                  write_hdf5, write_safetensors)
+                                  UnsafeFileError, atomic_path, check_npz, check_zip,
+                                  open_hdf5, read_safetensors, write_hdf5, write_safetensors)
 
 if TYPE_CHECKING:
     from chainlet.keras.engine.base_layer import Layer
@@ -534,11 +534,13 @@ def _read_h5(filepath: str, where: str) -> dict:
     return out
 
 
-def _read_npz(data: bytes | str) -> dict:
+def _read_npz(data: bytes | str, source: str, where: str) -> dict:
     # The file is opened here, not by numpy.load, which leaks its handle when the zip is bad.
-    with (io.BytesIO(data) if isinstance(data, bytes) else open(data, 'rb')) as source:
+    with (io.BytesIO(data) if isinstance(data, bytes) else open(data, 'rb')) as stream:
         # Reading every member in full makes zipfile verify its CRC-32.
-        with numpy.load(source, allow_pickle=False) as npz:
+        with numpy.load(stream, allow_pickle=False) as npz:
+            # sizes and .npy headers first: a crafted one must not reach an allocation
+            check_npz(npz, source, where)
             out = {k: npz[k] for k in npz.files}
     if _MANIFEST in out:
         expected = set(json.loads(str(out.pop(_MANIFEST))))
@@ -591,7 +593,9 @@ def read_arrays(filepath: str, where: str) -> dict:
         return arrays
     _check_magic(where, filepath, '.npz (zip)', _ZIP_MAGIC)
     try:
-        return _read_npz(filepath)
+        return _read_npz(filepath, repr(filepath), where)
+    except UnsafeFileError:
+        raise
     except _READ_ERRORS as e:
         raise _corrupt(where, filepath, '.npz (zip)', f'{type(e).__name__}: {e}') from e
 
@@ -601,8 +605,12 @@ def read_keras_archive(filepath: str, where: str) -> tuple:
     _check_magic(where, filepath, '.keras (zip)', _ZIP_MAGIC)
     try:
         with zipfile.ZipFile(filepath) as z:
+            check_zip(z, repr(filepath), where)
             config = z.read('config.json').decode()
-            arrays = _read_npz(z.read('model.weights.npz'))
+            arrays = _read_npz(z.read('model.weights.npz'),
+                               f"the member model.weights.npz of {filepath!r}", where)
+    except UnsafeFileError:
+        raise  # names the file and the entry; it is no damage
     except (*_READ_ERRORS, UnicodeDecodeError) as e:
         raise _corrupt(where, filepath, '.keras (zip)', f'{type(e).__name__}: {e}') from e
     return config, arrays
@@ -799,12 +807,20 @@ def load_model(filepath: str, custom_objects: Optional[dict] = None,
         config = arrays['__config__']
     try:
         data = json.loads(config)
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:  # RecursionError: nested too deeply
         raise _corrupt('load_model', filepath, 'model', f'its config is not valid JSON '
-                       f'({e})') from e
+                       f'({type(e).__name__}: {e})') from e
+    if not isinstance(data, dict):
+        raise _corrupt('load_model', filepath, 'model', f'its config is a '
+                       f'{type(data).__name__}, not a JSON object')
     from chainlet.keras.saving.object_registration import CustomObjectScope
     with CustomObjectScope(custom_objects):
-        model = model_from_dict(data, custom_objects)
+        try:
+            model = model_from_dict(data, custom_objects)
+        except (TypeError, KeyError, AttributeError, IndexError, RecursionError) as e:
+            # a config of the wrong shape (a number where a dict belongs, a missing entry)
+            raise _corrupt('load_model', filepath, 'model', f'its config is malformed '
+                           f'({type(e).__name__}: {e})') from e
         model._load_weights_dict(arrays, f'load_model({filepath!r})')
         if compile and data.get('compile_config'):
             if 'custom_objects' in inspect.signature(model.compile_from_config).parameters:

@@ -9,6 +9,6 @@ Example:
     >>> keras.preprocessing.sequence.pad_sequences([[1, 2], [3]], maxlen=3).tolist()
     [[0, 1, 2], [0, 0, 3]]
 """
-from chainlet.keras.preprocessing import sequence  # noqa: F401
+from chainlet.keras.preprocessing import image, sequence  # noqa: F401
 
-__all__ = ['sequence']
+__all__ = ['image', 'sequence']

@@ -19,6 +19,7 @@ from chainlet.functions.activation.sigmoid import sigmoid
 from chainlet.functions.activation.tanh import tanh
 from chainlet.functions.math.linear_interpolate import linear_interpolate
 from chainlet.link import Chain
+from chainlet.links import _util
 from chainlet.links.connection.linear import Linear
 from chainlet.variable import Variable, as_variable
 
@@ -65,6 +66,8 @@ class StatelessGRU(GRUBase):
 
     def forward(self, h: Any, x: Any) -> Variable:
         """One step from state ``h`` ``(batch, out_size)`` and input ``x`` ``(batch, in)``."""
+        _util.check_batch(type(self).__name__, 'h', h, '(batch, out_size)')
+        _util.check_batch(type(self).__name__, 'x', x)
         r = sigmoid(self.W_r(x) + self.U_r(h))
         z = sigmoid(self.W_z(x) + self.U_z(h))
         h_bar = tanh(self.W(x) + self.U(r * h))
@@ -113,6 +116,7 @@ class StatefulGRU(GRUBase):
 
     def forward(self, x: Any) -> Variable:
         """Advance one step with input ``x`` of shape ``(batch, in_size)``; return ``h``."""
+        _util.check_batch(type(self).__name__, 'x', x)
         z = self.W_z(x)
         h_bar = self.W(x)
         if self.h is not None:

@@ -102,6 +102,11 @@ class StatelessLSTM(LSTMBase):
 
     def forward(self, c: Any, h: Any, x: Any) -> tuple[Variable, Variable]:
         """One step from cell state ``c`` and output ``h`` (``None``: zeros) and input ``x``."""
+        name = type(self).__name__
+        _util.check_batch(name, 'x', x)
+        for arg, state in (('c', c), ('h', h)):
+            if state is not None:
+                _util.check_batch(name, arg, state, '(batch, out_size)')
         self._initialize_lazily(x)
         lstm_in = self.upward(x)
         if h is not None:
@@ -185,6 +190,7 @@ class LSTM(LSTMBase):
 
     def forward(self, x: Any) -> Variable:
         """Advance one step with input ``x`` of shape ``(batch, in_size)``; return ``h``."""
+        _util.check_batch(type(self).__name__, 'x', x)
         batch = x.shape[0]
         self._initialize_lazily(x)
         lstm_in = self.upward(x)

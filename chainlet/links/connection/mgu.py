@@ -16,6 +16,7 @@ from chainlet.functions.activation.tanh import tanh
 from chainlet.functions.array.concat import concat
 from chainlet.functions.math.linear_interpolate import linear_interpolate
 from chainlet.link import Chain
+from chainlet.links import _util
 from chainlet.links.connection.linear import Linear
 from chainlet.variable import Variable, as_variable
 
@@ -55,6 +56,8 @@ class StatelessMGU(MGUBase):
 
     def forward(self, h: Any, x: Any) -> Variable:
         """One step from state ``h`` ``(batch, out_size)`` and input ``x`` ``(batch, in)``."""
+        _util.check_batch(type(self).__name__, 'h', h, '(batch, out_size)')
+        _util.check_batch(type(self).__name__, 'x', x)
         return self._step(h, x)
 
 
@@ -87,6 +90,7 @@ class StatefulMGU(MGUBase):
 
     def forward(self, x: Any) -> Variable:
         """Advance one step with ``x`` of shape ``(batch, in_size)``; return the new ``h``."""
+        _util.check_batch(type(self).__name__, 'x', x)
         h = self.h
         if h is None:
             h = Variable(self.xp.zeros((x.shape[0], self.out_size), x.dtype))

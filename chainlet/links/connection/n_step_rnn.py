@@ -144,6 +144,9 @@ class NStepRNNBase(ChainList):
         indices = argsort_list_descent(xs)
         xs = permutate_list(xs, indices, inv=False)
         hxs = []
+        for arg, hx in zip(('hx', 'cx'), hs):
+            if hx is not None:
+                _util.check_batch(name, arg, hx, '(n_layers * directions, batch, out_size)', 3)
         for hx in hs:
             if hx is None:
                 hx = self.init_hx(xs)

@@ -20,6 +20,7 @@ from chainlet.functions.activation.sigmoid import sigmoid
 from chainlet.functions.activation.tanh import tanh
 from chainlet.functions.array.reshape import reshape
 from chainlet.link import Chain
+from chainlet.links import _util
 from chainlet.links.connection.linear import Linear
 from chainlet.variable import Variable, as_variable
 
@@ -74,6 +75,7 @@ class StatefulPeepholeLSTM(Chain):
 
     def forward(self, x: Any) -> Variable:
         """Advance one step with ``x`` of shape ``(batch, in_size)``; return ``h``."""
+        _util.check_batch(type(self).__name__, 'x', x)
         lstm_in = self.upward(x)
         if self.h is not None:
             lstm_in = lstm_in + self.lateral(self.h)

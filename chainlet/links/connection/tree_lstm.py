@@ -31,6 +31,12 @@ from chainlet.variable import Variable
 def _fill_none(owner: str, link: Chain, cs: Sequence[Any], hs: Sequence[Any], x: Any,
                in_size: Optional[int], out_size: int) -> tuple:
     """Replace the ``None`` among ``cs``, ``hs`` and ``x`` by zeros of the right shapes."""
+    n = len(cs)
+    for i, v in enumerate((*cs, *hs)):
+        if v is not None:
+            _util.check_batch(owner, f'{"ch"[i // n]}_{i % n + 1}', v, '(batch, out_size)')
+    if x is not None:
+        _util.check_batch(owner, 'x', x)
     given = [v for v in (*cs, *hs, x) if v is not None]
     if not given:
         raise ValueError(f'{owner}: at least one of the inputs (the children\'s c and h, and x) '

@@ -17,6 +17,7 @@ from chainlet.functions.activation.tanh import tanh
 from chainlet.functions.array.reshape import reshape
 from chainlet.functions.noise.zoneout import zoneout
 from chainlet.link import Chain
+from chainlet.links import _util
 from chainlet.links.connection.linear import Linear
 from chainlet.utils import argument
 from chainlet.variable import Variable, as_variable
@@ -74,6 +75,7 @@ class StatefulZoneoutLSTM(Chain):
 
     def forward(self, x: Any) -> Variable:
         """Advance one step with ``x`` of shape ``(batch, in_size)``; return ``h``."""
+        _util.check_batch(type(self).__name__, 'x', x)
         lstm_in = self.upward(x)
         batch = lstm_in.shape[0]
         zeros = self.xp.zeros((batch, self.state_size), lstm_in.dtype)

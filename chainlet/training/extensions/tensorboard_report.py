@@ -8,6 +8,13 @@ made, never by ``import chainlet``): every number in it becomes a scalar whose t
 entry's key (``main/loss``, ``validation/main/accuracy``, ``epoch``, ``elapsed_time``, ...) and
 whose step is the entry's ``iteration``. TensorBoard groups the tags by their first ``/``.
 
+Writing: the events are written in the training thread, through tensorboardX's synchronous
+``EventsWriter``, not through ``SummaryWriter``, whose worker thread dies on a write error
+(a full disk: ``ENOSPC``) and leaves the next ``queue.put`` blocked for ever, hanging the
+training. Here a failed write, flush or open (``OSError``) gives one ``RuntimeWarning`` that
+names the log folder and the error; the report stops writing events and the training goes on
+(the entries stay in :attr:`log`).
+
 Snapshots: the state is ``LogReport``'s (trigger, running means, log). After a resume the
 writer opens with ``purge_step`` at the first iteration it sees, so TensorBoard drops the
 points that the interrupted run wrote after the snapshot was taken and the curves do not
@@ -22,11 +29,77 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from typing import Any, Callable, Optional, Sequence
 
 from chainlet.training.extensions.log_report import LogReport
 
 _INSTALL_HINT = 'pip install "chainlet-dl[tensorboard]"'
+
+
+class SyncEventWriter:
+    """One TensorBoard event file, written synchronously in the caller's thread.
+
+    Args:
+        log_dir: The folder of the event file (created if missing).
+        purge_step: If given, the file starts with a purge marker at this step, so TensorBoard
+            drops the points of older files from that step on (as ``SummaryWriter`` does).
+        flush_secs: Seconds between two flushes to disk (the first entry is flushed at once).
+        filename_suffix: Appended to the file name.
+
+    Raises:
+        OSError: the folder or the file cannot be created or written (also from
+            :meth:`add_scalar`, :meth:`flush` and :meth:`close`).
+
+    Example:
+        >>> import os, tempfile
+        >>> from chainlet.training.extensions.tensorboard_report import SyncEventWriter
+        >>> folder = tempfile.mkdtemp()
+        >>> writer = SyncEventWriter(folder)  # doctest: +SKIP
+        >>> writer.add_scalar('main/loss', 0.5, step=10)  # doctest: +SKIP
+        >>> writer.close()  # doctest: +SKIP
+        >>> [name.startswith('events.out.tfevents.') for name in os.listdir(folder)]
+        ... # doctest: +SKIP
+        [True]
+    """
+
+    def __init__(self, log_dir: str, purge_step: Optional[int] = None,
+                 flush_secs: float = 30, filename_suffix: str = '') -> None:
+        from tensorboardX.event_file_writer import EventsWriter
+        from tensorboardX.proto import event_pb2
+        from tensorboardX.summary import scalar
+        self._event_class = event_pb2.Event
+        self._scalar = scalar
+        self.log_dir = log_dir
+        self._flush_secs = flush_secs
+        self._next_flush = 0.0  # the first entry goes to disk at once
+        os.makedirs(log_dir, exist_ok=True)
+        self._events = EventsWriter(os.path.join(log_dir, 'events'), filename_suffix)
+        if purge_step is not None:
+            session = event_pb2.SessionLog(status=event_pb2.SessionLog.START)
+            self._events.write_event(self._event_class(step=purge_step,
+                                                       file_version='brain.Event:2'))
+            self._events.write_event(self._event_class(step=purge_step, session_log=session))
+
+    def add_scalar(self, tag: str, value: float, step: int) -> None:
+        """Append one scalar point (buffered; see :meth:`flush_if_due`)."""
+        event = self._event_class(summary=self._scalar(tag, value), step=int(step),
+                                  wall_time=time.time())
+        self._events.write_event(event)
+
+    def flush_if_due(self) -> None:
+        """Flush when ``flush_secs`` passed since the last flush (or nothing was flushed)."""
+        if time.monotonic() >= self._next_flush:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffered events to disk."""
+        self._events.flush()
+        self._next_flush = time.monotonic() + self._flush_secs
+
+    def close(self) -> None:
+        """Flush and close the file."""
+        self._events.close()
 
 
 class TensorBoardReport(LogReport):
@@ -55,41 +128,45 @@ class TensorBoardReport(LogReport):
                  log_dir: Optional[str] = None, filename: Optional[str] = None,
                  flush_secs: int = 30) -> None:
         try:
-            from tensorboardX import SummaryWriter
+            import tensorboardX.event_file_writer  # noqa: F401
         except ImportError as exc:
             raise ImportError(f'TensorBoardReport writes TensorBoard event files through the '
                               f'tensorboardX package, which is not installed; install it '
                               f'with {_INSTALL_HINT}') from exc
         super().__init__(keys=keys, trigger=trigger, postprocess=postprocess,
                          filename=filename, log_name=None)
-        self._writer_class = SummaryWriter
         self._log_dir = None if log_dir is None else os.fspath(log_dir)
         self._flush_secs = flush_secs
-        self._writer: Any = None
+        self._writer: Optional[SyncEventWriter] = None
+        self._failed = False  # a write failed: no more events (see the module docstring)
         self._resumed = False
 
     @property
-    def writer(self) -> Any:
-        """The ``tensorboardX.SummaryWriter`` (``None`` until the first call)."""
+    def writer(self) -> Optional[SyncEventWriter]:
+        """The :class:`SyncEventWriter` (``None`` before the first call, after the end of
+        training, and after a write failed)."""
         return self._writer
 
     def __call__(self, trainer: Any) -> None:
         """Add this iteration's observation; at the end of an interval, log and write it."""
+        before = len(self._log)
+        super().__call__(trainer)
+        if len(self._log) > before and not self._failed:
+            log_dir = self._log_dir if self._log_dir is not None else trainer.out
+            try:
+                self._write_scalars(self._log[-1], trainer, log_dir)
+            except OSError as exc:
+                self._fail(log_dir, exc)
+
+    def _write_scalars(self, entry: dict, trainer: Any, log_dir: str) -> None:
         if self._writer is None:
             purge = trainer.updater.iteration if self._resumed else None
-            log_dir = self._log_dir if self._log_dir is not None else trainer.out
             # tensorboardX names a file by the second it was opened and truncates a file of
             # the same name (a quick resume would erase the first run's events); the
             # nanoseconds keep names unique and in the order TensorBoard reads them.
-            self._writer = self._writer_class(
-                logdir=log_dir, purge_step=purge, flush_secs=self._flush_secs,
-                filename_suffix=f'.{time.time_ns() % 10 ** 9:09d}')
-        before = len(self._log)
-        super().__call__(trainer)
-        if len(self._log) > before:
-            self._write_scalars(self._log[-1])
-
-    def _write_scalars(self, entry: dict) -> None:
+            self._writer = SyncEventWriter(log_dir, purge_step=purge,
+                                           flush_secs=self._flush_secs,
+                                           filename_suffix=f'.{time.time_ns() % 10 ** 9:09d}')
         step = int(entry['iteration'])
         for key, value in entry.items():
             if key == 'iteration':
@@ -99,12 +176,29 @@ class TensorBoardReport(LogReport):
             except (TypeError, ValueError):
                 continue  # a postprocess may add values that are not numbers
             self._writer.add_scalar(key, number, step)
+        self._writer.flush_if_due()
+
+    def _fail(self, log_dir: str, exc: OSError) -> None:
+        self._failed = True
+        warnings.warn(f'TensorBoardReport: cannot write TensorBoard events to {log_dir!r} '
+                      f'({exc}); no more events are written, training goes on (the entries '
+                      f'stay in the report\'s log)', RuntimeWarning, stacklevel=3)
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            try:
+                writer.close()
+            except (OSError, ValueError):  # the same failure again, or already closed
+                pass
 
     def finalize(self) -> None:
         """Flush and close the event file."""
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            try:
+                writer.close()
+            except OSError as exc:
+                self._writer = writer  # _fail closes it (quietly) and warns
+                self._fail(writer.log_dir, exc)
 
     def serialize(self, serializer: Any) -> None:
         """Save or load ``LogReport``'s state; after a load the writer purges later points."""

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any, Callable, Optional
 
 from chainlet.dataset.convert import _call_converter, concat_examples
@@ -55,8 +56,18 @@ def serialize_order_sampler(iterator: Any, serializer: Any) -> None:
     run shuffles later epochs as an uninterrupted one would.
     """
     sampler = getattr(iterator, 'order_sampler', None)
-    if sampler is not None and hasattr(sampler, 'serialize'):
+    if sampler is None or not hasattr(sampler, 'serialize'):
+        return
+    try:
         sampler.serialize(serializer)
+    except KeyError:
+        if not _is_deserializer(serializer):
+            raise
+        # Chainer does not save samplers: its snapshots load, and the sampler goes on from
+        # its current random state.
+        warnings.warn('StandardUpdater: the snapshot has no state of the order sampler (a '
+                      'Chainer snapshot); later epochs are shuffled from its current state',
+                      stacklevel=3)
 
 
 class StandardUpdater(Updater):

@@ -71,3 +71,15 @@ def test_softplus_rejects_bad_arguments():
         F.softplus(np.zeros(2), beta='2')
     with pytest.raises(InvalidType, match='softplus: argument x'):
         F.softplus(np.zeros(2, np.int64))
+
+
+def test_beta_may_be_a_0d_array():
+    # numpy.random.uniform(1, 2, ()) and other reductions give 0-d arrays; Chainer takes them.
+    x = np.linspace(-1, 1, 5).astype(np.float32)
+    y = F.softplus(x, beta=np.array(1.5))
+    np.testing.assert_allclose(y.array, np.log1p(np.exp(1.5 * x)) / 1.5, rtol=1e-6)
+    assert y.dtype == np.float32
+    with pytest.raises(TypeError, match='softplus: argument beta'):
+        F.softplus(x, beta=np.array([1.5]))
+    with pytest.raises(TypeError, match='softplus: argument beta'):
+        F.softplus(x, beta=np.array(True))

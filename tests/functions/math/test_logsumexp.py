@@ -129,3 +129,25 @@ def test_second_order_gradient_at_large_logits():
     p = np.exp(x64 - x64.max())
     p /= p.sum()
     np.testing.assert_allclose(ggx.array, p * w - p * (p @ w), atol=1e-6)
+
+
+@pytest.mark.parametrize('dtype', [np.float16, np.float32, np.float64])
+def test_row_of_only_minus_inf_has_zero_gradient(dtype):
+    # A fully masked row: y = -inf, and its entries get no gradient (not NaN); the other rows
+    # are unaffected.
+    x = chainlet.Variable(np.array([[-np.inf, -np.inf], [0.0, 1.0]], dtype))
+    y = F.logsumexp(x, axis=1)
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    assert y.array[0] == -np.inf
+    np.testing.assert_array_equal(x.grad[0], [0, 0])
+    e = np.exp([0.0, 1.0])
+    np.testing.assert_allclose(x.grad[1].astype(np.float64), e / e.sum(),
+                               rtol=1e-3 if dtype == np.float16 else 1e-6)
+
+
+def test_row_of_only_minus_inf_double_backward():
+    x = chainlet.Variable(np.array([[-np.inf, -np.inf], [0.0, 1.0]], np.float32))
+    gx, = chainlet.grad([F.sum(F.logsumexp(x, axis=1))], [x], enable_double_backprop=True)
+    ggx, = chainlet.grad([F.sum(gx * np.array([[1.0, 2.0], [1.0, 2.0]], np.float32))], [x])
+    assert np.isfinite(ggx.array).all()

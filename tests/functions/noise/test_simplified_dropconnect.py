@@ -58,3 +58,18 @@ def test_simplified_dropconnect_errors():
         F.simplified_dropconnect(np.ones((1, 2)), np.ones((1, 3)))
     with pytest.raises(TypeError, match='argument mask'):
         F.simplified_dropconnect(np.ones((1, 2)), np.ones((1, 2)), mask=np.ones((2, 2)))
+
+
+@pytest.mark.parametrize('batchwise', [True, False])
+def test_empty_batch_gives_empty_output(batchwise):
+    # x.reshape(0, -1) cannot infer the -1: the features come from W's shape instead.
+    x = chainlet.Variable(np.zeros((0, 3, 2), np.float32))
+    W = chainlet.Variable(np.ones((4, 6), np.float32))
+    b = chainlet.Variable(np.ones(4, np.float32))
+    y = F.simplified_dropconnect(x, W, b, use_batchwise_mask=batchwise)
+    assert y.shape == (0, 4) and y.dtype == np.float32
+    y.grad = np.zeros(y.shape, np.float32)
+    y.backward()
+    assert x.grad.shape == (0, 3, 2)
+    np.testing.assert_array_equal(W.grad, np.zeros((4, 6), np.float32))
+    np.testing.assert_array_equal(b.grad, np.zeros(4, np.float32))

@@ -72,3 +72,32 @@ def test_bad_arguments():
         F.normalize(np.zeros((2, 3), np.int32))
     with pytest.raises(ValueError, match='normalize: argument axis'):
         F.normalize(np.zeros((2, 3)), axis=2)
+
+
+@pytest.mark.parametrize('eps', [1e-3, 0.1])
+def test_float16_zero_vector_gradient_is_finite(eps):
+    # The gradient at a zero vector is gy / eps, as in float32; float16's norm ** 3 underflowed
+    # to 0 and 0 / 0 made it NaN.
+    grads = {}
+    for dtype in (np.float16, np.float32):
+        x = chainlet.Variable(np.zeros((2, 3), dtype))
+        y = F.normalize(x, eps=eps)
+        y.grad = np.ones_like(y.array)
+        y.backward()
+        assert x.grad.dtype == dtype
+        grads[dtype] = x.grad
+    assert np.isfinite(grads[np.float16]).all()
+    np.testing.assert_allclose(grads[np.float16].astype(np.float32), grads[np.float32],
+                               rtol=1e-3)
+
+
+def test_float16_large_vector():
+    # squares of 300 and 400 overflow float16; the norm is taken in float32
+    x = chainlet.Variable(np.array([[300.0, 400.0]], np.float16))
+    y = F.normalize(x)
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    np.testing.assert_allclose(y.array.astype(np.float32), [[0.6, 0.8]], rtol=1e-3)
+    # d/dx of x / |x|, times ones: (1 - y * sum(y)) / |x|
+    np.testing.assert_allclose(x.grad.astype(np.float32), [[(1 - 0.6 * 1.4) / 500,
+                                                            (1 - 0.8 * 1.4) / 500]], rtol=1e-2)

@@ -297,3 +297,40 @@ def test_legacy_errors():
         F.roi_pooling_2d(X, R, 2, 2, 1.0)
     with pytest.raises(TypeError, match=r'roi_pooling_2d: argument outsize\[0\]'):
         F.roi_pooling_2d(X, np.zeros((1, 5), np.float32), 0, 2, 1.0)
+
+
+def _nan_image():
+    x = np.ones((1, 2, 4, 4), np.float32)
+    x[0, 0, 1, 1] = np.nan  # channel 0 only
+    return x
+
+
+@pytest.mark.parametrize('call', [
+    lambda x: F.roi_max_pooling_2d(x, np.array([[0, 0, 1, 1]], np.float32),
+                                   np.array([0], np.int32), 1, 1.0),
+    lambda x: F.roi_pooling_2d(x, np.array([[0, 0, 0, 1, 1]], np.float32), 1, 1, 1.0),
+    lambda x: F.roi_max_align_2d(x, np.array([[0, 0, 2, 2]], np.float32),
+                                 np.array([0], np.int32), 1, 1.0, sampling_ratio=2),
+    lambda x: F.roi_average_pooling_2d(x, np.array([[0, 0, 1, 1]], np.float32),
+                                       np.array([0], np.int32), 1, 1.0),
+    lambda x: F.roi_average_align_2d(x, np.array([[0, 0, 2, 2]], np.float32),
+                                     np.array([0], np.int32), 1, 1.0, sampling_ratio=2),
+    lambda x: F.max_pooling_2d(x, 2),
+])
+def test_nan_propagates_like_max_pooling(call):
+    x = chainlet.Variable(_nan_image())
+    y = call(x)
+    assert np.isnan(y.array[0, 0, 0, 0])     # the bin holding the NaN
+    assert y.array[0, 1, 0, 0] == 1.0        # the other channel is untouched
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    assert np.isfinite(x.grad).all()
+
+
+def test_max_pooling_gradient_goes_to_the_nan():
+    x = chainlet.Variable(_nan_image())
+    y = F.roi_max_pooling_2d(x, np.array([[0, 0, 2, 2]], np.float32),
+                             np.array([0], np.int32), 1, 1.0)
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    assert x.grad[0, 0, 1, 1] == 1.0 and x.grad[0, 0].sum() == 1.0

@@ -1,0 +1,2 @@
+"""ChainerMN's module path of chainlet's communicator class."""
+from chainlet.distributed.communicators import TwoDimensionalCommunicator  # noqa: F401

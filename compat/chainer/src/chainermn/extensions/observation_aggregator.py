@@ -1,0 +1,2 @@
+"""``chainermn.extensions.observation_aggregator``."""
+from chainlet.distributed.evaluation import ObservationAggregator  # noqa: F401

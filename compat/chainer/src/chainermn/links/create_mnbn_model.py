@@ -1,0 +1,2 @@
+"""``chainermn.links.create_mnbn_model``."""
+from chainlet.distributed.links import create_mnbn_model  # noqa: F401

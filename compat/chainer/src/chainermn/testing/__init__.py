@@ -1,0 +1,2 @@
+"""``chainermn.testing``."""
+from chainermn.testing.device import get_device  # noqa: F401
