@@ -71,6 +71,7 @@ _LAZY = {
     'distribution': 'chainlet.distribution',
     'graph_optimizations': 'chainlet.graph_optimizations',
     'types': 'chainlet.types',
+    'memory_layouts': 'chainlet.memory_layouts',
     # Optional-dependency packages: ``chainlet.onnx.export`` works after ``import chainlet``
     # (as ``torch.onnx`` does) and imports onnx only when it is called.
     'onnx': 'chainlet.onnx',

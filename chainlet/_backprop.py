@@ -19,10 +19,19 @@ weak reference, three more objects for the cyclic GC.
 Backward runs with ``enable_backprop`` set to ``enable_double_backprop``: the backward methods are
 written with chainlet functions, so with the flag on they build a graph of the gradient
 computation; with it off they build nothing.
+
+Threads: backward passes may run in several threads at once over graphs that share leaves (the
+parameters of one model, as in Hogwild-style training). Each graph's own gradients are private
+to its backward; only the accumulation into a leaf's ``.grad`` (read, add, store) is shared, and
+it runs under one lock (:data:`_leaf_lock`), taken once per backward call (about 0.1 us), so no
+thread's contribution is lost. Other state is not made safe: a graph must not be backpropagated
+from two threads at once, and ``cleargrads()`` or an optimizer update racing a backward on the
+same parameters reads or clears a gradient mid-accumulation, as in PyTorch.
 """
 from __future__ import annotations
 
 import heapq
+import threading
 import warnings
 import weakref
 from typing import Any, Optional, Sequence
@@ -444,9 +453,21 @@ def backward_from(var: Variable, retain_grad: bool, enable_double_backprop: bool
         (_store_leaf_grads_debug if debug else _store_leaf_grads)(leaves, (gy,))
 
 
+# Held while gradients are added into leaves' .grad: the read-add-store of one thread must not
+# interleave with another's on a shared parameter (see the module docstring). Reentrant, since
+# a function hook observing the gradient sum may itself run a backward.
+_leaf_lock = threading.RLock()
+
+
 def _store_leaf_grads(leaves: dict, output_grads: Sequence[Variable]) -> None:
     """File the gradients ``_run`` found for leaves in their ``.grad``, inside the caller's
-    ``_backward_mode`` (so a sum is recorded only for double backprop)."""
+    ``_backward_mode`` (so a sum is recorded only for double backprop), under
+    :data:`_leaf_lock` so that threads sharing a leaf lose no gradient."""
+    with _leaf_lock:
+        _store_leaf_grads_unlocked(leaves, output_grads)
+
+
+def _store_leaf_grads_unlocked(leaves: dict, output_grads: Sequence[Variable]) -> None:
     # A backward may hand the same gradient Variable to several inputs (add does), a read-only
     # broadcast view (sum does), or a view of an output's own gradient (reshape, transpose do);
     # leaves get their own writable arrays so that an in-place update of one .grad (optimizer

@@ -472,8 +472,13 @@ class Link(DeviceResident):
             rd['_persistent'] = set(self._persistent)
             rd['name'] = None
             for name in ret._params:
-                param = copy_module.copy(rd[name])
+                original = rd[name]
+                param = copy_module.copy(original)
                 param.grad = None
+                # As in Chainer, the copy shares the parameter's array slot, not only today's
+                # array: initializing the original later (a lazy Linear(None, n)), assigning its
+                # .array or moving it to a device shows in the copy, and the other way round.
+                original._share_slot_with(param)
                 rd[name] = param
             ret._copy_children(mode)
             return ret

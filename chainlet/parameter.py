@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+import weakref
 from typing import Any, Optional, Sequence, Union, cast
 
 import numpy
@@ -42,14 +43,17 @@ class Parameter(Variable):
 
     # ``_loss_scale`` (unset by default) is Chainer's record of the loss scale that the
     # gradient carries; update rules divide by it (``getattr(param, '_loss_scale', None)``).
+    # ``_shared``: the parameters that share this one's array slot (``Link.copy('share')``), or
+    # None.
     __slots__ = ('initializer', 'update_rule', '_gpu_id', '_grad_initializer', '_grad_valid',
-                 '_loss_scale')
+                 '_loss_scale', '_shared')
 
     def __init__(self, initializer: Any = None, shape: Union[int, Sequence[int], None] = None,
                  name: Optional[str] = None, layout: Any = None) -> None:
         from chainlet import initializers
         if layout is not None:
             _check_layout(layout, 'Parameter')
+        self._shared: Optional[_SharedSlot] = None
         self.update_rule: Any = None
         self._gpu_id = -1
         self._grad_initializer: Any = None  # an initializer, or None
@@ -90,6 +94,34 @@ class Parameter(Variable):
     def grad(self, g: Any) -> None:
         Variable.grad.fset(self, g)  # type: ignore[attr-defined]  # mypy sees no fset
         self._grad_valid = True
+
+    # -- the array, which copies made by Link.copy('share') see too --
+
+    @property
+    def array(self) -> Any:
+        """The underlying ndarray (``None`` while uninitialized)."""
+        return self._data
+
+    @array.setter
+    def array(self, data: Any) -> None:
+        Variable.array.fset(self, data)  # type: ignore[attr-defined]
+        if self._shared is not None:
+            self._shared.assign(self, data)
+
+    data = array
+
+    def _move(self, convert: Any) -> None:
+        super()._move(convert)
+        if self._shared is not None:
+            self._shared.assign(self, self._data)
+
+    def _share_slot_with(self, other: 'Parameter') -> None:
+        """Make ``other`` see every later assignment of this parameter's array, and the other
+        way round (Chainer's copies share the one-element list holding the array)."""
+        if self._shared is None:
+            self._shared = _SharedSlot(self)
+        self._shared.add(other)
+        other._shared = self._shared
 
     @property
     def is_initialized(self) -> bool:
@@ -184,6 +216,7 @@ class Parameter(Variable):
         new = Parameter.__new__(Parameter)
         memo[id(self)] = new
         Variable.__init__(new, copy.deepcopy(self._data, memo), name=self.name)
+        new._shared = None  # a deep copy owns its array
         new.initializer = self.initializer
         new.update_rule = None
         new._gpu_id = self._gpu_id
@@ -203,6 +236,26 @@ class Parameter(Variable):
         if self._data is None:
             return f'parameter(uninitialized, name={self.name!r})'
         return 'parameter' + super().__repr__()[len('variable'):]
+
+
+class _SharedSlot:
+    """The parameters that share one array slot: assigning the array of one (``p.array = a``,
+    initialization, a device move) assigns it in all (held weakly, so a dropped copy goes)."""
+
+    __slots__ = ('members',)
+
+    def __init__(self, first: Parameter) -> None:
+        self.members: weakref.WeakSet = weakref.WeakSet([first])
+
+    def add(self, param: Parameter) -> None:
+        self.members.add(param)
+
+    def assign(self, source: Parameter, data: Any) -> None:
+        for p in list(self.members):
+            if p is not source and p._data is not data:
+                Variable.array.fset(p, data)  # type: ignore[attr-defined]
+                if data is not None:
+                    p._gpu_id = source._gpu_id
 
 
 def _rebuild_parameter(data: Any, name: Optional[str], initializer: Any, grad: Any,

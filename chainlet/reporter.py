@@ -266,6 +266,17 @@ class Summary:
 
     def serialize(self, serializer: Any) -> None:
         """Save or load the running sums (to resume statistics from a snapshot)."""
+        from chainlet.serializers import Serializer
+        if isinstance(serializer, Serializer):
+            # Chainer keeps the count an int and refuses to load a float count into it, so
+            # a whole count is saved as an int (Chainer can then resume our snapshots).
+            n = self._n
+            if isinstance(n, float) and n.is_integer():
+                n = int(n)
+            serializer('_x', self._x)
+            serializer('_x2', self._x2)
+            serializer('_n', n)
+            return
         try:
             self._x = serializer('_x', self._x)
             self._x2 = serializer('_x2', self._x2)

@@ -8,6 +8,8 @@ on one CPU core.
 
 Run:
     python examples/keras_sequential.py [--epochs 40] [--out DIR]
+
+Without ``--out`` the checkpoint and the log go to a temporary folder that is removed at the end.
 """
 from __future__ import annotations
 
@@ -37,9 +39,19 @@ def main() -> None:
     parser.add_argument('--out', default=None, help='folder for checkpoints and the CSV log')
     parser.add_argument('--verbose', type=int, default=2)
     args = parser.parse_args()
-    out = args.out or tempfile.mkdtemp(prefix='keras_sequential_')
-    os.makedirs(out, exist_ok=True)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        train(args.out, args.epochs, args.verbose)
+        print(f'outputs in {args.out}')
+    else:
+        with tempfile.TemporaryDirectory(prefix='keras_sequential_') as out:
+            train(out, args.epochs, args.verbose)
+        print('the checkpoint and the log were in a temporary folder, now removed '
+              '(pass --out DIR to keep them)')
 
+
+def train(out: str, epochs: int, verbose: int) -> None:
+    """Train, checkpoint the best model to ``out/best.keras``, log to ``out/log.csv``, reload."""
     keras.utils.set_random_seed(0)
     x, y = load_digits()
     model = keras.Sequential([
@@ -58,8 +70,8 @@ def main() -> None:
         keras.callbacks.CSVLogger(os.path.join(out, 'log.csv')),
     ]
     start = time.perf_counter()
-    history = model.fit(x, y, batch_size=32, epochs=args.epochs, validation_split=0.2,
-                        callbacks=callbacks, verbose=args.verbose)
+    history = model.fit(x, y, batch_size=32, epochs=epochs, validation_split=0.2,
+                        callbacks=callbacks, verbose=verbose)
     seconds = time.perf_counter() - start
     val_acc = max(history.history['val_accuracy'])
     print(f'epochs run: {len(history.history["loss"])}, best val_accuracy: {val_acc:.4f}, '
@@ -67,7 +79,6 @@ def main() -> None:
     best = keras.models.load_model(os.path.join(out, 'best.keras'))
     loss, acc = best.evaluate(x[-len(x) // 5:], y[-len(y) // 5:], verbose=0)
     print(f'checkpoint reloaded: val_loss {loss:.4f}, val_accuracy {acc:.4f}')
-    print(f'outputs in {out}')
 
 
 if __name__ == '__main__':

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -53,11 +54,11 @@ def test_every_user_guide_page_is_a_chapter(site: pathlib.Path) -> None:
 
 
 def test_api_reference_documents_public_names(site: pathlib.Path) -> None:
-    functions = (site / 'api' / 'functions' / 'index.html').read_text(encoding='utf-8')
+    functions = (site / 'api' / 'functions' / 'activation' / 'index.html').read_text('utf-8')
     assert 'id="chainlet.functions.tanh"' in functions
     # the doctest renders as console code, not as an admonition of block quotes
     tanh = functions[functions.index('id="chainlet.functions.tanh"'):]
-    assert '<span class="gp">&gt;&gt;&gt; </span>' in tanh[:tanh.index('id="chainlet.', 10)]
+    assert '<span class="gp">&gt;&gt;&gt; </span>' in tanh[:tanh.index('FunctionNode classes')]
     core = (site / 'api' / 'chainlet' / 'index.html').read_text(encoding='utf-8')
     for name in ('Variable', 'FunctionNode', 'Chain', 'grad'):
         assert f'id="chainlet.{name}"' in core  # re-exported from private modules
@@ -70,7 +71,48 @@ def test_api_reference_documents_public_names(site: pathlib.Path) -> None:
     assert 'id="chainlet.keras.ops.add"' in ops  # a function made by a factory
 
 
-def test_links_outside_docs_point_to_the_repository(site: pathlib.Path) -> None:
+def test_links_outside_docs_point_to_pages_of_the_site(site: pathlib.Path) -> None:
+    # Issue 32: they pointed at a repository address that does not exist.
     index = (site / 'index.html').read_text(encoding='utf-8')
-    assert '/blob/main/examples/train_vae.py"' in index
+    assert 'href="source/examples/train_vae.py/"' in index
     assert '../examples/' not in index
+    shown = (site / 'source' / 'examples' / 'train_vae.py' / 'index.html').read_text('utf-8')
+    assert '<span class="nf">main</span>' in shown  # the source, highlighted
+    listing = (site / 'source' / 'examples' / 'index.html').read_text(encoding='utf-8')
+    assert 'href="train_vae.py/"' in listing
+    for page in site.rglob('*.html'):
+        assert 'github.com/chainlet' not in page.read_text(encoding='utf-8'), page
+
+
+def test_functions_reference_is_one_page_per_family_public_names_first(
+        site: pathlib.Path) -> None:
+    families = sorted(p.parent.name
+                      for p in (ROOT / 'chainlet' / 'functions').glob('*/_exports.py'))
+    for family in families:
+        page = site / 'api' / 'functions' / family / 'index.html'
+        html = page.read_text(encoding='utf-8')
+        assert page.stat().st_size < 600_000, f'{page}: {page.stat().st_size} bytes'
+        ids = re.findall(r'id="(chainlet\.[\w.]+)"', html)
+        assert ids, page
+        # every documented name is a public name of chainlet.functions (F.X), and the names
+        # come in alphabetical order
+        assert all(re.fullmatch(r'chainlet\.functions\.\w+', i) for i in ids), ids[:5]
+        names = [i.rsplit('.', 1)[1] for i in ids]
+        assert names == sorted(names), family
+    overview = (site / 'api' / 'functions' / 'index.html').read_text(encoding='utf-8')
+    assert overview.count('href="activation/"') >= 1
+
+
+def test_code_blocks_do_not_overflow_the_column(site: pathlib.Path) -> None:
+    css = (site / 'stylesheets' / 'extra.css').read_text(encoding='utf-8')
+    assert re.search(r'pre > code \{[^}]*overflow-x: auto', css)
+    index = (site / 'index.html').read_text(encoding='utf-8')
+    assert 'href="stylesheets/extra.css"' in index
+
+
+def test_home_page_starts_where_a_user_starts(site: pathlib.Path) -> None:
+    text = (ROOT / 'docs' / 'index.md').read_text(encoding='utf-8')
+    order = [text.index(h) for h in ('It is for:', '## Install', '## Quick start',
+                                     '## Map of these pages')]
+    assert order == sorted(order)
+    assert 'pip install chainlet-dl' in text

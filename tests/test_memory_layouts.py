@@ -70,3 +70,8 @@ def test_variable_and_parameter_take_the_standard_layout_only():
         chainlet.Parameter(data, layout=ml.CUDNN_CHANNEL_LAST_W)
     with pytest.raises(TypeError, match='unexpected keyword'):
         chainlet.Variable(data, layout=None, colour=1)
+
+
+def test_reachable_as_an_attribute_of_the_package():
+    # Chainer code writes chainer.memory_layouts.X after a bare `import chainer`.
+    assert chainlet.memory_layouts is ml

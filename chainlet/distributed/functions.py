@@ -209,12 +209,8 @@ def pseudo_connect(delegate_variable: Optional[Variable], *actual_variables: Any
 
 
 def _to_wire(x: Any) -> Any:
-    # float16 goes as float32 (as ChainerMN does) so that sums are taken in more precision.
+    # float16 gradients are summed in float32 (as ChainerMN does): float16 sums lose digits.
     return x.astype(numpy.float32) if x.dtype == _float16 else x
-
-
-def _from_wire(ys: Sequence[Any], dtype: numpy.dtype) -> tuple:
-    return tuple(y.astype(dtype, copy=False) for y in ys)
 
 
 class AllGather(FunctionNode):
@@ -226,8 +222,8 @@ class AllGather(FunctionNode):
     def forward(self, inputs: tuple) -> tuple:
         x, = inputs
         self._dtype = x.dtype
-        ys = _from_wire(self.comm.allgather(_to_wire(x)), x.dtype)
-        self._like = [(y.shape, x.dtype, backend.get_array_module(y)) for y in ys]
+        ys = self.comm.allgather(x)
+        self._like = [(y.shape, y.dtype, backend.get_array_module(y)) for y in ys]
         return ys
 
     def backward(self, indexes: tuple, grad_outputs: tuple) -> tuple:
@@ -247,14 +243,14 @@ class AllToAll(FunctionNode):
         if len(inputs) != self.comm.size:
             raise ValueError(f'alltoall: expected {self.comm.size} inputs (the communicator '
                              f'size), got {len(inputs)}')
-        self._dtype = inputs[0].dtype
-        ys = self.comm.alltoall(tuple(_to_wire(x) for x in inputs))
-        self._like = [(y.shape, self._dtype, backend.get_array_module(y)) for y in ys]
-        return _from_wire(ys, self._dtype)
+        self._in = [(x.shape, x.dtype) for x in inputs]
+        ys = self.comm.alltoall(tuple(inputs))
+        self._like = [(y.shape, y.dtype, backend.get_array_module(y)) for y in ys]
+        return ys
 
     def backward(self, indexes: tuple, grad_outputs: tuple) -> tuple:
-        gys = [_to_wire(g) for g in _fill(grad_outputs, self._like)]
-        return _from_wire(self.comm.alltoall(tuple(gys)), self._dtype)
+        gxs = self.comm.alltoall(tuple(_fill(grad_outputs, self._like)))
+        return tuple(g.astype(dtype, copy=False) for g, (_, dtype) in zip(gxs, self._in))
 
 
 class Bcast(FunctionNode):
@@ -266,13 +262,10 @@ class Bcast(FunctionNode):
 
     def forward(self, inputs: tuple) -> tuple:
         x, = inputs
-        self._dtype = x.dtype
-        y = self.comm.bcast(_to_wire(x) if self.comm.rank == self.root else None, self.root)
-        # Non-root processes take the root's dtype (their input is an empty placeholder).
-        self._out_dtype = x.dtype if self.comm.rank == self.root else \
-            (numpy.dtype(numpy.float16) if x.dtype == _float16 else y.dtype)
-        self._like = [(y.shape, self._out_dtype, backend.get_array_module(y))]
-        return y.astype(self._out_dtype, copy=False),
+        self._in = (x.shape, x.dtype)
+        y = self.comm.bcast(x if self.comm.rank == self.root else None, self.root)
+        self._like = [(y.shape, y.dtype, backend.get_array_module(y))]
+        return y,
 
     def backward(self, indexes: tuple, grad_outputs: tuple) -> tuple:
         gy, = _fill(grad_outputs, self._like)
@@ -280,7 +273,7 @@ class Bcast(FunctionNode):
         if self.comm.rank != self.root:
             return None,
         xp = backend.get_array_module(gys[0])
-        return xp.stack(gys).sum(axis=0).astype(self._dtype, copy=False),
+        return xp.stack(gys).sum(axis=0).astype(self._in[1], copy=False),
 
 
 class Gather(FunctionNode):
@@ -294,18 +287,15 @@ class Gather(FunctionNode):
         x, = inputs
         self._dtype = x.dtype
         xp = backend.get_array_module(x)
-        ys = self.comm.gather(_to_wire(x), self.root)
+        ys = self.comm.gather(x, self.root)
         if self.comm.rank != self.root:
             self._like = [((0,), x.dtype, xp)]
             return xp.zeros((0,), x.dtype),
-        self._like = [(y.shape, x.dtype, xp) for y in ys]
-        return _from_wire(ys, x.dtype)
+        self._like = [(y.shape, y.dtype, xp) for y in ys]
+        return ys
 
     def backward(self, indexes: tuple, grad_outputs: tuple) -> tuple:
-        if self.comm.rank == self.root:
-            gys = tuple(_to_wire(g) for g in _fill(grad_outputs, self._like))
-        else:
-            gys = None
+        gys = tuple(_fill(grad_outputs, self._like)) if self.comm.rank == self.root else None
         gx = self.comm.scatter(gys, self.root)
         return gx.astype(self._dtype, copy=False),
 
@@ -320,37 +310,39 @@ class Scatter(FunctionNode):
 
     def forward(self, inputs: tuple) -> tuple:
         self._in = [(x.shape, x.dtype) for x in inputs]
-        dtype = inputs[0].dtype
-        if self.comm.rank == self.root:
-            y = self.comm.scatter(tuple(_to_wire(x) for x in inputs), self.root)
-        else:
-            y = self.comm.scatter(None, self.root)
-        self._dtype = dtype if self.comm.rank == self.root else \
-            (y.dtype if dtype != _float16 else dtype)
-        self._like = [(y.shape, self._dtype, backend.get_array_module(y))]
-        return y.astype(self._dtype, copy=False),
+        y = self.comm.scatter(tuple(inputs) if self.comm.rank == self.root else None,
+                              self.root)
+        self._like = [(y.shape, y.dtype, backend.get_array_module(y))]
+        return y,
 
     def backward(self, indexes: tuple, grad_outputs: tuple) -> tuple:
         gy, = _fill(grad_outputs, self._like)
-        gxs = self.comm.gather(_to_wire(gy), self.root)
+        gxs = self.comm.gather(gy, self.root)
         xp = backend.get_array_module(gy)
         if self.comm.rank == self.root:
             return tuple(g.astype(dtype, copy=False) for g, (_, dtype) in zip(gxs, self._in))
         return tuple(xp.zeros(shape, dtype) for shape, dtype in self._in)
 
 
-def allgather(comm: Any, x: Any) -> tuple:
-    """Every process's ``x``, as a tuple of Variables (differentiable; collective)."""
-    return AllGather(comm).apply((x,))
+def _one_or_tuple(ys: tuple) -> Any:
+    # ChainerMN's functions return a lone output as a Variable, several as a tuple.
+    return ys[0] if len(ys) == 1 else ys
 
 
-def alltoall(comm: Any, xs: Sequence[Any]) -> tuple:
+def allgather(comm: Any, x: Any) -> Any:
+    """Every process's ``x``, as a tuple of Variables (differentiable; collective; a single
+    Variable when there is one process)."""
+    return _one_or_tuple(AllGather(comm).apply((x,)))
+
+
+def alltoall(comm: Any, xs: Sequence[Any]) -> Any:
     """Send ``xs[i]`` to process ``i``; returns what every process sent here (differentiable;
-    collective). ``xs`` holds ``comm.size`` Variables of one dtype."""
+    collective). ``xs`` holds ``comm.size`` Variables of one dtype; a single Variable comes
+    back when there is one process."""
     if len(xs) != comm.size:
         raise ValueError(f'alltoall: argument xs: expected {comm.size} variables (the '
                          f'communicator size), got {len(xs)}')
-    return AllToAll(comm).apply(tuple(xs))
+    return _one_or_tuple(AllToAll(comm).apply(tuple(xs)))
 
 
 def bcast(comm: Any, x: Any, root: int = 0) -> Variable:
@@ -361,10 +353,10 @@ def bcast(comm: Any, x: Any, root: int = 0) -> Variable:
     return Bcast(comm, root).apply((_dummy(numpy),))[0]
 
 
-def gather(comm: Any, x: Any, root: int = 0) -> tuple:
-    """Every process's ``x`` as a tuple on ``root``; an empty Variable elsewhere
-    (differentiable; collective)."""
-    return Gather(comm, root).apply((x,))
+def gather(comm: Any, x: Any, root: int = 0) -> Any:
+    """Every process's ``x`` as a tuple on ``root``; an empty Variable elsewhere, whose
+    ``backward()`` takes part in the backward scatter (differentiable; collective)."""
+    return _one_or_tuple(Gather(comm, root).apply((x,)))
 
 
 def scatter(comm: Any, xs: Any, root: int = 0) -> Variable:

@@ -34,3 +34,12 @@ from chainlet.keras import tree  # noqa: F401,E402
 from chainlet.keras import preprocessing  # noqa: F401,E402
 from chainlet.keras import datasets  # noqa: F401,E402
 from chainlet.keras import applications  # noqa: F401,E402
+from chainlet.keras.scopes import device, name_scope, version  # noqa: F401,E402
+from chainlet.keras.config import DTypePolicy as FloatDTypePolicy  # noqa: F401,E402
+from chainlet.keras.initializers import Initializer  # noqa: F401,E402
+from chainlet.keras.layers.operation import Operation  # noqa: F401,E402
+from chainlet.keras.losses import Loss  # noqa: F401,E402
+from chainlet.keras.metrics import Metric  # noqa: F401,E402
+from chainlet.keras.optimizers import Optimizer  # noqa: F401,E402
+from chainlet.keras.regularizers import Regularizer  # noqa: F401,E402
+from chainlet.keras import dtype_policies, mixed_precision  # noqa: F401,E402

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy
+
 import chainlet.functions as F
+from chainlet.keras.ops import nn as _nn
 
 
 def linear(x: Any) -> Any:
@@ -20,8 +23,25 @@ def linear(x: Any) -> Any:
     return x
 
 
-def relu(x: Any) -> Any:
-    return F.relu(x)
+def relu(x: Any, negative_slope: float = 0.0, max_value: Any = None,
+         threshold: float = 0.0) -> Any:
+    """``max(x, 0)``; Keras's options: ``negative_slope`` below ``threshold``, values at or
+    below ``threshold`` zeroed, clipped at ``max_value``."""
+    if negative_slope == 0.0 and max_value is None and threshold == 0.0:
+        return F.relu(x)  # the common case, one node
+    x = _as_float(x)
+    if negative_slope != 0.0 and max_value is None and threshold == 0.0:
+        return F.leaky_relu(x, negative_slope)
+    negative = F.relu(threshold - x) if negative_slope != 0.0 else None
+    if threshold != 0.0:
+        y = x * (x.array > threshold).astype(x.dtype)
+    else:
+        y = F.relu(x)
+    if max_value is not None:
+        y = F.clip(y, 0.0, float(max_value))
+    if negative is not None:
+        y = y - negative_slope * negative
+    return y
 
 
 def sigmoid(x: Any) -> Any:
@@ -60,8 +80,10 @@ def swish(x: Any) -> Any:
     return F.silu(x)
 
 
-def gelu(x: Any) -> Any:
-    return F.gelu(x)
+def gelu(x: Any, approximate: bool = False) -> Any:
+    """Gaussian error linear unit: exact (Keras's activation default) or the tanh
+    approximation."""
+    return F.gelu(x) if not approximate else _nn.gelu(_as_float(x), approximate=True)
 
 
 def exponential(x: Any) -> Any:
@@ -80,10 +102,44 @@ def leaky_relu(x: Any, negative_slope: float = 0.2) -> Any:
     return F.leaky_relu(x, negative_slope)
 
 
+def _as_float(x: Any) -> Any:
+    from chainlet import Variable
+    if not isinstance(x, Variable):
+        x = Variable(numpy.asarray(x), requires_grad=False)
+    return x if x.dtype.kind == 'f' else F.cast(x, 'float32')
+
+
+def mish(x: Any) -> Any:
+    """``x * tanh(softplus(x))`` (Misra, 2019)."""
+    x = _as_float(x)
+    return x * F.tanh(F.softplus(x))
+
+
+# The rest of Keras 3's activations are keras.ops.nn functions (NumPy in, Variable out).
+silu = swish
+celu = _nn.celu
+glu = _nn.glu
+hard_shrink = _nn.hard_shrink
+hard_silu = _nn.hard_silu
+hard_swish = _nn.hard_swish
+hard_tanh = _nn.hard_tanh
+log_sigmoid = _nn.log_sigmoid
+soft_shrink = _nn.soft_shrink
+sparse_plus = _nn.sparse_plus
+sparse_sigmoid = _nn.sparse_sigmoid
+sparsemax = _nn.sparsemax
+squareplus = _nn.squareplus
+tanh_shrink = _nn.tanh_shrink
+threshold = _nn.threshold
+
 _ACTIVATIONS: dict = {f.__name__: f for f in (
     linear, relu, sigmoid, tanh, softmax, log_softmax, elu, selu, softplus, softsign, swish,
     gelu, exponential, hard_sigmoid, relu6, leaky_relu)}
-_ACTIVATIONS['silu'] = swish
+_ACTIVATIONS.update(
+    silu=swish, celu=celu, glu=glu, hard_shrink=hard_shrink, hard_silu=hard_silu,
+    hard_swish=hard_swish, hard_tanh=hard_tanh, log_sigmoid=log_sigmoid, mish=mish,
+    soft_shrink=soft_shrink, sparse_plus=sparse_plus, sparse_sigmoid=sparse_sigmoid,
+    sparsemax=sparsemax, squareplus=squareplus, tanh_shrink=tanh_shrink, threshold=threshold)
 
 
 def get(identifier: Any) -> Callable[[Any], Any]:
@@ -113,3 +169,12 @@ def serialize(activation: Callable[[Any], Any]) -> str:
             return name
     from chainlet.keras.saving.object_registration import get_registered_name
     return get_registered_name(activation)
+
+
+def deserialize(config: Any, custom_objects: Any = None) -> Callable[[Any], Any]:
+    """The activation of :func:`serialize`'s output (a name, or Keras's ``{'class_name':
+    'function', 'config': name}``); names also from ``custom_objects``."""
+    name = config.get('config') if isinstance(config, dict) else config
+    if custom_objects and isinstance(name, str) and name in custom_objects:
+        return custom_objects[name]
+    return get(config)

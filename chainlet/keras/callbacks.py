@@ -657,11 +657,22 @@ class ReduceLROnPlateau(Callback):
 
 
 class TerminateOnNaN(Callback):
-    """Stop training as soon as a batch gives a NaN or infinite loss."""
+    """Stop training as soon as a batch gives a NaN or infinite loss.
+
+    Args:
+        raise_error: Raise ``RuntimeError`` instead of stopping quietly (Keras 3.11+).
+    """
+
+    def __init__(self, raise_error: bool = False) -> None:
+        super().__init__()
+        self.raise_error = bool(raise_error)
 
     def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
         loss = (logs or {}).get('loss')
         if loss is not None and not math.isfinite(float(loss)):
+            if self.raise_error:
+                raise RuntimeError(f'TerminateOnNaN: batch {batch} gave an invalid loss '
+                                   f'({float(loss)})')
             print(f'Batch {batch}: Invalid loss, terminating training')
             self.model.stop_training = True
 

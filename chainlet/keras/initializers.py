@@ -21,8 +21,13 @@ from typing import Any, Optional
 import numpy
 
 
-def compute_fans(shape: tuple) -> tuple[float, float]:
-    """``(fan_in, fan_out)`` for a Keras-layout weight of ``shape``."""
+def compute_fans(shape: tuple, input_axes: Any = None,
+                 output_axes: Any = None) -> tuple[float, float]:
+    """``(fan_in, fan_out)`` for a Keras-layout weight of ``shape``, or the products of the
+    sizes along ``input_axes`` and ``output_axes`` when both are given (Keras 3.15)."""
+    if input_axes is not None and output_axes is not None:
+        return (float(math.prod(shape[a] for a in input_axes)),
+                float(math.prod(shape[a] for a in output_axes)))
     if len(shape) == 0:
         return 1.0, 1.0
     if len(shape) == 1:
@@ -43,8 +48,20 @@ class Initializer:
     def _random(self) -> Any:
         return self._rng if self._rng is not None else numpy.random
 
-    def __call__(self, array: Any) -> None:
+    def __call__(self, array: Any = None, dtype: Any = None, shape: Any = None) -> Any:
+        """Fill ``array`` in place (Chainer's initializer protocol), or, given a shape
+        (``init(shape=(3, 4), dtype='float32')`` or ``init((3, 4))``, Keras's), return a new
+        array of ``dtype`` (``keras.config.floatx()`` by default)."""
+        if shape is None and array is not None and not hasattr(array, 'shape'):
+            shape, array = array, None
+        if shape is not None:
+            from chainlet.keras import config
+            dims = tuple(int(s) for s in shape)
+            return self.generate(dims).astype(dtype or config.floatx())
+        if array is None:
+            raise TypeError(f'{type(self).__name__}: expected an array to fill or a shape')
         array[...] = self.generate(tuple(array.shape)).astype(array.dtype)
+        return None
 
     def generate(self, shape: tuple) -> numpy.ndarray:
         """Return a new float64 array of ``shape``."""
@@ -143,8 +160,10 @@ class VarianceScaling(Initializer):
     fan_avg; ``distribution``: truncated_normal, untruncated_normal, uniform)."""
 
     def __init__(self, scale: float = 1.0, mode: str = 'fan_in',
-                 distribution: str = 'truncated_normal', seed: Optional[int] = None) -> None:
+                 distribution: str = 'truncated_normal', seed: Optional[int] = None,
+                 input_axes: Any = None, output_axes: Any = None) -> None:
         super().__init__(seed)
+        self.input_axes, self.output_axes = input_axes, output_axes
         if mode not in ('fan_in', 'fan_out', 'fan_avg'):
             raise ValueError(f"VarianceScaling: argument mode: expected 'fan_in', 'fan_out' or "
                              f"'fan_avg', got {mode!r}")
@@ -157,7 +176,7 @@ class VarianceScaling(Initializer):
         self.scale, self.mode, self.distribution = scale, mode, distribution
 
     def generate(self, shape: tuple) -> numpy.ndarray:
-        fan_in, fan_out = compute_fans(shape)
+        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
         fan = {'fan_in': fan_in, 'fan_out': fan_out, 'fan_avg': (fan_in + fan_out) / 2}[self.mode]
         scale = self.scale / max(1.0, fan)
         random = self._random()
@@ -170,16 +189,25 @@ class VarianceScaling(Initializer):
         return random.uniform(-limit, limit, size=shape)
 
     def get_config(self) -> dict:
-        return {'scale': self.scale, 'mode': self.mode, 'distribution': self.distribution,
-                'seed': self.seed}
+        config = {'scale': self.scale, 'mode': self.mode, 'distribution': self.distribution,
+                  'seed': self.seed}
+        return _with_axes(self, config)
+
+
+def _with_axes(init: Any, config: dict) -> dict:
+    if init.input_axes is not None or init.output_axes is not None:
+        config.update(input_axes=init.input_axes, output_axes=init.output_axes)
+    return config
 
 
 def _variance_class(name: str, scale: float, mode: str, distribution: str) -> type:
-    def __init__(self: Any, seed: Optional[int] = None) -> None:
-        VarianceScaling.__init__(self, scale, mode, distribution, seed)
+    def __init__(self: Any, seed: Optional[int] = None, input_axes: Any = None,
+                 output_axes: Any = None) -> None:
+        VarianceScaling.__init__(self, scale, mode, distribution, seed, input_axes,
+                                 output_axes)
 
     def get_config(self: Any) -> dict:
-        return {'seed': self.seed}
+        return _with_axes(self, {'seed': self.seed})
     return type(name, (VarianceScaling,), {'__init__': __init__, 'get_config': get_config,
                                            '__doc__': f'VarianceScaling({scale}, {mode!r}, '
                                                       f'{distribution!r}).'})
@@ -240,6 +268,15 @@ _ALIASES: dict[str, type[Initializer]] = {
     'lecun_uniform': LecunUniform, 'lecun_normal': LecunNormal, 'orthogonal': Orthogonal,
     'identity': Identity,
 }
+# Keras 3's other public names of the classes (keras.initializers.zeros is the class Zeros)
+IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal
+constant, identity, ones, orthogonal, zeros = Constant, Identity, Ones, Orthogonal, Zeros
+random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
+variance_scaling = VarianceScaling
+glorot_normal, glorot_uniform, he_normal, he_uniform = (GlorotNormal, GlorotUniform, HeNormal,
+                                                        HeUniform)
+lecun_normal, lecun_uniform = LecunNormal, LecunUniform
+
 # Keyed by whatever a config's 'class_name' holds (looked up with .get, so any hashable).
 _CLASSES: dict[Any, type[Initializer]] = {cls.__name__: cls for cls in set(_ALIASES.values())}
 
@@ -271,3 +308,11 @@ def serialize(initializer: Any) -> Any:
         return {'class_name': type(initializer).__name__, 'config': initializer.get_config()}
     raise ValueError(f'Cannot serialize initializer {initializer!r}: only Keras initializers '
                      f'(chainlet.keras.initializers) can be saved in a config')
+
+
+def deserialize(config: Any, custom_objects: Any = None) -> Any:
+    """The initializer of :func:`serialize`'s config (classes also from ``custom_objects``)."""
+    if isinstance(config, dict) and custom_objects and \
+            config.get('class_name') in custom_objects:
+        return custom_objects[config['class_name']].from_config(config.get('config', {}))
+    return get(config)

@@ -443,8 +443,9 @@ def serialize(loss: Any) -> Any:
     return getattr(loss, '__name__', repr(loss))
 
 
-def deserialize(config: Any, custom_objects: Optional[dict] = None) -> Optional[Loss]:
-    """Inverse of :func:`serialize`."""
+def deserialize(name: Any, custom_objects: Optional[dict] = None) -> Optional[Loss]:
+    """Inverse of :func:`serialize` (``name``: a name or a config dict, as Keras's)."""
+    config = name
     if isinstance(config, dict):
         name = config['class_name']
         cls = (custom_objects or {}).get(name) or _CLASSES.get(name)
@@ -462,3 +463,15 @@ __all__ = ['Loss', 'LossFunctionWrapper', 'MeanSquaredError', 'MeanAbsoluteError
            'categorical_crossentropy', 'sparse_categorical_crossentropy', 'binary_crossentropy',
            'kl_divergence', 'hinge', 'mse', 'mae', 'get', 'serialize', 'deserialize',
            'reduce_values']
+
+# More losses, in their own module (it builds on the helpers above).
+from chainlet.keras import losses_extra as _extra  # noqa: E402
+from chainlet.keras.losses_extra import (  # noqa: E402,F401
+    MAPE, MSLE, CategoricalHinge, CosineSimilarity, LogCosh, MeanAbsolutePercentageError,
+    MeanSquaredLogarithmicError, Poisson, SquaredHinge, categorical_hinge, cosine_similarity,
+    log_cosh, mape, mean_absolute_percentage_error, mean_squared_logarithmic_error, msle,
+    poisson, squared_hinge)
+
+_BY_NAME.update(_extra.NAMES)
+_CLASSES.update({c.__name__: c for c in _extra.CLASSES})
+__all__ += _extra.__all__

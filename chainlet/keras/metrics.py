@@ -432,6 +432,8 @@ categorical_crossentropy = _from_loss('categorical_crossentropy')
 sparse_categorical_crossentropy = _from_loss('sparse_categorical_crossentropy')
 kl_divergence = _from_loss('kl_divergence')
 hinge = _from_loss('hinge')
+huber = _from_loss('huber')
+log_cosh = _from_loss('log_cosh')
 
 
 def squared_hinge(y_true: Any, y_pred: Any) -> Any:

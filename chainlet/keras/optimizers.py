@@ -606,9 +606,9 @@ def get(identifier: Any) -> Optimizer:
                     f'{type(identifier).__name__}')
 
 
-def serialize(opt: Optimizer) -> dict:
+def serialize(optimizer: Optimizer) -> dict:
     """``{'class_name': ..., 'config': ...}``."""
-    return {'class_name': type(opt).__name__, 'config': opt.get_config()}
+    return {'class_name': type(optimizer).__name__, 'config': optimizer.get_config()}
 
 
 def _with_schedule(config: dict, custom_objects: Optional[dict]) -> dict:

@@ -110,3 +110,11 @@ def serialize(regularizer: Any) -> Any:
     if isinstance(regularizer, Regularizer):
         return {'class_name': type(regularizer).__name__, 'config': regularizer.get_config()}
     raise ValueError(f'Cannot serialize regularizer {regularizer!r}')
+
+
+def deserialize(config: Any, custom_objects: Any = None) -> Any:
+    """The regularizer of :func:`serialize`'s config (classes also from ``custom_objects``)."""
+    if isinstance(config, dict) and custom_objects and \
+            config.get('class_name') in custom_objects:
+        return custom_objects[config['class_name']].from_config(config.get('config', {}))
+    return get(config)

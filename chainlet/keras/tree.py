@@ -12,8 +12,13 @@ from typing import Any, Callable
 
 from chainlet.keras.engine.tree import flatten
 
-__all__ = ['assert_same_structure', 'flatten', 'flatten_with_path', 'is_nested',
-           'lists_to_tuples', 'map_structure', 'pack_sequence_as']
+__all__ = ['MAP_TO_NONE', 'assert_same_paths', 'assert_same_structure', 'flatten',
+           'flatten_with_path', 'is_nested', 'lists_to_tuples', 'map_shape_structure',
+           'map_structure', 'map_structure_up_to', 'pack_sequence_as', 'traverse']
+
+
+class MAP_TO_NONE:
+    """Returned by :func:`traverse`'s function to put ``None`` in place of a subtree."""
 
 
 def is_nested(structure: Any) -> bool:
@@ -67,12 +72,14 @@ def assert_same_structure(a: Any, b: Any, check_types: bool = True) -> None:
         stack.extend(zip(_children(x), _children(y)))
 
 
-def map_structure(func: Callable[..., Any], *structures: Any) -> Any:
+def map_structure(func: Callable[..., Any], *structures: Any, none_is_leaf: bool = True) -> Any:
     """Apply ``func`` to the leaves of one or more structures of the same nesting.
 
     Args:
         func: called with one leaf from each structure.
         *structures: structures with the same nesting.
+        none_is_leaf: Whether ``None`` leaves of the first structure are passed to ``func``;
+            if not, they stay ``None``.
 
     Returns:
         A structure like the first one, with ``func``'s results as leaves.
@@ -88,7 +95,100 @@ def map_structure(func: Callable[..., Any], *structures: Any) -> Any:
     for other in structures[1:]:
         assert_same_structure(structures[0], other, check_types=False)
     flat = [flatten(s) for s in structures]
-    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flat)])
+    return pack_sequence_as(structures[0], [
+        None if not none_is_leaf and leaves[0] is None else func(*leaves)
+        for leaves in zip(*flat)])
+
+
+def map_structure_up_to(shallow_structure: Any, func: Callable[..., Any],
+                        *structures: Any) -> Any:
+    """Like :func:`map_structure`, but ``func`` gets the sub-structures of ``structures``
+    found at the leaves of ``shallow_structure``.
+
+    Example:
+        >>> from chainlet import keras
+        >>> keras.tree.map_structure_up_to((None, None), len, ([1, 2], [3]))
+        (2, 1)
+    """
+    def split(shallow: Any, node: Any) -> list:
+        if not is_nested(shallow):
+            return [node]
+        if not is_nested(node) or isinstance(shallow, dict) != isinstance(node, dict) or \
+                len(_children(shallow)) != len(_children(node)):
+            raise ValueError(f'keras.tree.map_structure_up_to: {node!r} does not match the '
+                             f'shallow structure {shallow!r}')
+        if isinstance(shallow, dict) and sorted(shallow) != sorted(node):
+            raise ValueError(f'keras.tree.map_structure_up_to: keys {sorted(node)} differ '
+                             f'from the shallow structure\'s {sorted(shallow)}')
+        return [part for s, n in zip(_children(shallow), _children(node))
+                for part in split(s, n)]
+    parts = [split(shallow_structure, s) for s in structures]
+    return pack_sequence_as(shallow_structure, [func(*p) for p in zip(*parts)])
+
+
+def map_shape_structure(func: Callable[[Any], Any], structure: Any) -> Any:
+    """:func:`map_structure` where lists and tuples of ints and ``None`` (shapes) are leaves.
+
+    Example:
+        >>> from chainlet import keras
+        >>> keras.tree.map_shape_structure(len, {'a': (None, 3), 'b': [(2,), (4, 5)]})
+        {'a': 2, 'b': [1, 2]}
+    """
+    def is_shape(x: Any) -> bool:
+        return isinstance(x, (list, tuple)) and all(isinstance(e, (int, type(None))) for e in x)
+
+    def walk(node: Any) -> Any:
+        if is_shape(node) or not is_nested(node):
+            return func(node)
+        return _rebuild(node, [walk(c) for c in _children(node)])
+    return walk(structure)
+
+
+def traverse(func: Callable[[Any], Any], structure: Any, top_down: bool = True) -> Any:
+    """Apply ``func`` to every subtree, depth first (Keras's ``tree.traverse``).
+
+    Top down, ``func`` sees a node before its children: ``None`` means "go on into it", any
+    other value replaces the node (its children are not visited), :class:`MAP_TO_NONE`
+    replaces it by ``None``. Bottom up, ``func`` sees each node rebuilt from its traversed
+    children: ``None`` keeps it, any other value replaces it.
+
+    Example:
+        >>> from chainlet import keras
+        >>> keras.tree.traverse(lambda x: x * 10 if isinstance(x, int) else None, [1, (2,)])
+        [10, (20,)]
+    """
+    def result(value: Any, default: Any) -> Any:
+        if value is None:
+            return default
+        return None if value is MAP_TO_NONE else value
+
+    def walk(node: Any) -> Any:
+        if top_down:
+            value = func(node)
+            if value is not None:
+                return result(value, node)
+            if not is_nested(node):
+                return node
+            return _rebuild(node, [walk(c) for c in _children(node)])
+        rebuilt = _rebuild(node, [walk(c) for c in _children(node)]) if is_nested(node) \
+            else node
+        return result(func(rebuilt), rebuilt)
+    return walk(structure)
+
+
+def assert_same_paths(a: Any, b: Any) -> None:
+    """Check that ``a`` and ``b`` have the same paths (:func:`flatten_with_path`), whatever
+    the kinds of their containers.
+
+    Raises:
+        ValueError: The paths differ (the message lists those only in one of them).
+    """
+    paths_a = {p for p, _ in flatten_with_path(a)}
+    paths_b = {p for p, _ in flatten_with_path(b)}
+    if paths_a != paths_b:
+        raise ValueError(f'keras.tree.assert_same_paths: the structures have different paths: '
+                         f'only in a: {sorted(map(str, paths_a - paths_b))}, only in b: '
+                         f'{sorted(map(str, paths_b - paths_a))}')
 
 
 def pack_sequence_as(structure: Any, flat_sequence: Any) -> Any:

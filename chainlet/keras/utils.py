@@ -18,8 +18,13 @@ from typing import Any, Callable, Optional
 
 import numpy
 
+from chainlet.keras.backend import clear_session, is_keras_tensor  # noqa: F401
+from chainlet.keras.backend import standardize_dtype  # noqa: F401
+from chainlet.keras.config import (disable_interactive_logging,  # noqa: F401
+                                   enable_interactive_logging, is_interactive_logging_enabled)
 from chainlet.keras.image_utils import (  # noqa: F401  (Keras 3 publishes them here)
     array_to_img, img_to_array, load_img, normalize, save_img)
+from chainlet.keras.progbar import Config, Progbar  # noqa: F401
 
 
 def to_categorical(x: Any, num_classes: Optional[int] = None) -> numpy.ndarray:
@@ -507,4 +512,13 @@ _SAVING_NAMES = ('register_keras_serializable', 'get_custom_objects', 'custom_ob
 __all__ = ['get_file', 'to_categorical', 'set_random_seed', 'print_summary', 'model_to_dot',
            'plot_model', 'pad_sequences', 'pack_x_y_sample_weight', 'unpack_x_y_sample_weight',
            'PyDataset', 'Sequence', 'array_to_img', 'img_to_array', 'load_img', 'normalize',
-           'save_img']
+           'save_img', 'Config', 'Progbar', 'clear_session', 'disable_interactive_logging',
+           'enable_interactive_logging', 'get_source_inputs', 'is_interactive_logging_enabled',
+           'is_keras_tensor', 'standardize_dtype']
+
+
+def get_source_inputs(tensor: Any) -> list:
+    """The ``keras.Input`` tensors a symbolic tensor was computed from (a list)."""
+    from chainlet.keras.applications.imagenet_utils import source_inputs
+    found = source_inputs(tensor)
+    return found if isinstance(found, list) else [found]

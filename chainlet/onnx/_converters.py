@@ -197,7 +197,7 @@ def _extended(g, w: str, w_shape: tuple, x_ndim: int) -> str:
     return g.op('Reshape', [w, g.ints(tuple(w_shape) + (1,) * (x_ndim - 1 - len(w_shape)))])
 
 
-@converter('PReLU')
+@converter('PReLUFunction')
 def _prelu(g, f, ins, outs):
     slope = _extended(g, ins[1], f.inputs[1].shape, len(f.inputs[0].shape))
     g.op('PRelu', [ins[0], slope], outs[0])

@@ -112,7 +112,14 @@ def sum_to(x: Any, shape: Sequence[int]) -> Any:
                          f'shape {shape} (it must broadcast to {x.shape})')
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1)
-    y = x.sum(axis=axes, keepdims=True) if axes else x
+    if not axes:
+        y = x
+    elif x.dtype == numpy.float16:
+        # NumPy sums float16 along a strided axis in float16 (a broadcast's gradient lost half
+        # its value to cancellation over 1000 rows): accumulate in float32, round once.
+        y = x.sum(axis=axes, keepdims=True, dtype=numpy.float32).astype(x.dtype)
+    else:
+        y = x.sum(axis=axes, keepdims=True)
     if lead:
         y = y.reshape(shape)
     return y

@@ -168,3 +168,43 @@ def test_batch_normalization_double_backward():
     y64 = second(chainlet.Variable(x)).array
     assert np.isfinite(y16)
     np.testing.assert_allclose(float(y16), float(y64), rtol=5e-2)
+
+
+def test_discriminative_loss():
+    rs = np.random.RandomState(9)
+    emb = rs.uniform(0, 1, (1, 2, 256, 257))
+    labels = np.zeros((1, 256, 257), np.int32)
+    labels[:, :200] = 1
+    labels[:, 200:] = 2
+
+    def total(e):
+        l_var, l_dist, l_reg = F.discriminative_margin_based_clustering_loss(
+            e, labels, 0.1, 1.0, 2, gamma=1.0)
+        return l_var + l_dist + l_reg
+
+    assert_f16_matches_f64(total, emb, rtol=2e-2)
+
+
+def test_batch_renormalization():
+    x = np.random.RandomState(10).uniform(0, 4, (N_BIG + 10, 2))
+    gamma, beta = _affine(2, np.float64)
+
+    def renorm(v):
+        y = F.batch_renormalization(v, gamma.astype(v.dtype), beta.astype(v.dtype), 2.0, 1.0,
+                                    running_mean=np.full(2, 2.0, v.dtype),
+                                    running_var=np.full(2, 1.3, v.dtype))
+        w = np.linspace(-1, 1, y.size).reshape(y.shape).astype(v.dtype)
+        # (times 1000: gradients of about 1 / N would be float16 subnormals, good to 1e-7)
+        return F.mean(y * w) * 1000.0
+
+    assert_f16_matches_f64(renorm, x, rtol=3e-2)
+
+
+def test_broadcast_gradient_sums_in_float32():
+    # The gradient of broadcast_to sums gy over the broadcast axis: NumPy does that in float16
+    # along a strided axis, and w (a ramp from -1 to 1) cancelled to half its true total.
+    w = np.linspace(-1, 1, 2000).reshape(1000, 2)
+    assert_f16_matches_f64(
+        lambda b: F.sum(F.broadcast_to(b, (1000, 2)) * w.astype(b.dtype)),
+        np.ones((1, 2)), rtol=1e-2)
+    assert_f16_matches_f64(lambda a: F.sum_to(a * 1.0, (1, 2)), w, rtol=1e-2)

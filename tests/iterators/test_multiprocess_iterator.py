@@ -217,8 +217,10 @@ def test_interpreter_exit_leaves_no_children(tmp_path):
     assert 'Traceback' not in out.stderr
 
 
-@pytest.mark.parametrize('method', sorted({'fork', METHOD} &
-                                           set(multiprocessing.get_all_start_methods())))
+KILL_METHODS = sorted({'fork', METHOD} & set(multiprocessing.get_all_start_methods()))
+
+
+@pytest.mark.parametrize('method', KILL_METHODS)
 def test_workers_of_a_sigkilled_process_exit(tmp_path, method):
     # A SIGKILLed main process runs no cleanup. Its forked workers used to inherit the main
     # process's end of their own pipe, so recv() never saw EOF and they waited forever.

@@ -199,3 +199,28 @@ def test_devices_cpu():
     with pytest.warns(DeprecationWarning, match="to_cpu is deprecated. Please use to_device"):
         assert net.to_cpu() is net
     assert net.to_device('@numpy') is net
+
+
+def test_a_shared_copy_shares_the_array_slot_as_in_chainer():
+    # ChainerRL copies models before their lazy parameters exist; Chainer's copies share the
+    # slot holding the array, so the copy sees the original's later initialization and moves.
+    import gc
+    import numpy as np
+    import chainlet.links as L
+
+    link = L.Linear(None, 3)
+    copy = link.copy()
+    assert not copy.W.is_initialized
+    link(np.ones((2, 4), np.float32))
+    assert copy.W.array is link.W.array and copy.W.shape == (3, 4)
+    assert copy.W.node.shape == (3, 4)
+    copy.W.array = np.zeros((3, 4), np.float32)        # and the other way round
+    assert link.W.array is copy.W.array
+    assert copy.W.grad is None
+    deep = link.copy('copy')
+    link.W.array = np.ones((3, 4), np.float32)
+    assert deep.W.array.sum() == 0                      # a deep copy owns its array
+    del copy
+    gc.collect()
+    link.W.array = np.full((3, 4), 2, np.float32)       # a dropped copy is simply gone
+    assert link.W.array.sum() == 24

@@ -97,3 +97,16 @@ def test_gradient_check(make, shape):
     x = rng.randn(*shape)
     gy = rng.randn(*link(x).shape)
     check_backward(link, x, gy, params=list(link.params()), seed=0)
+
+
+def test_convolution_2d_reads_compute_mode_when_built():
+    import chainlet
+    with chainlet.using_config('compute_mode', 'cudnn_fast'):
+        fast = L.Convolution2D(3, 2, 3)
+    assert fast.cudnn_fast and fast.x_layout is None
+    plain = L.Convolution2D(3, 2, 3)
+    assert not plain.cudnn_fast
+    x = np.zeros((1, 3, 5, 5), np.float32)
+    assert plain(x).shape == (1, 2, 3, 3)
+    with pytest.raises(RuntimeError, match='cudnn_fast'):
+        fast(x)  # as in Chainer: the mode needs cuDNN

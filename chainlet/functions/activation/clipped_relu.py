@@ -21,6 +21,11 @@ class ClippedReLU(FunctionNode):
     def label(self) -> str:
         return self.name
 
+    @property
+    def cap(self) -> float:
+        """The upper bound ``z`` under Chainer's attribute name (graph readers use it)."""
+        return self.z
+
     def _check_arrays(self, in_data):
         type_check.argument(self.name, 'x', in_data[0], kind='f')
 

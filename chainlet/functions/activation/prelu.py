@@ -17,8 +17,9 @@ def _extended_shape(W: Any, x: Any) -> tuple:
     return (1,) + tuple(W.shape) + (1,) * (x.ndim - W.ndim - 1)
 
 
-class PReLU(FunctionNode):
-    """``y = x`` for ``x >= 0``, ``W * x`` otherwise, ``W`` broadcast from axis 1."""
+class PReLUFunction(FunctionNode):
+    """``y = x`` for ``x >= 0``, ``W * x`` otherwise, ``W`` broadcast from axis 1 (Chainer's
+    class name, which hooks and graph exporters such as onnx_chainer report and read)."""
 
     def _check_arrays(self, in_data):
         x, W = in_data
@@ -52,7 +53,7 @@ class PReLU(FunctionNode):
         return tuple(ret)
 
 
-PReLUFunction = PReLU  # Chainer's name of the node
+PReLU = PReLUFunction  # the name chainlet's node had before
 
 
 def prelu(x: Any, W: Any) -> Variable:
@@ -75,4 +76,4 @@ def prelu(x: Any, W: Any) -> Variable:
         array([[-0.1,  2. ],
                [-0.3, -2. ]], dtype=float32)
     """
-    return PReLU().apply((x, W))[0]
+    return PReLUFunction().apply((x, W))[0]

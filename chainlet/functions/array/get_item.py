@@ -28,16 +28,29 @@ def _is_basic(slices: Any) -> bool:
                and not isinstance(s, bool) for s in items)
 
 
+def _as_tuple(slices: Any) -> tuple:
+    """The index as a tuple of per-axis indices, by Chainer's rule for lists: a list of ints
+    is one integer array index, and any other list is a tuple (``x[[[0, 1], [1, 2]]]`` is
+    ``x[[0, 1], [1, 2]]``, as NumPy read it before 1.23)."""
+    if isinstance(slices, tuple):
+        return slices
+    if isinstance(slices, list) and not all(isinstance(s, int) for s in slices):
+        return tuple(slices)
+    return slices,
+
+
 class GetItem(FunctionNode):
-    """``y = x[slices]``; the gradient scatters back, adding at repeated indices."""
+    """``y = x[slices]``; the gradient scatters back, adding at repeated indices.
+
+    ``slices`` is kept as a tuple of per-axis indices, as in Chainer (graph exporters such as
+    onnx_chainer read it).
+    """
 
     def __init__(self, slices: Any) -> None:
-        self.slices = _plain(slices)
+        self.slices = _as_tuple(_plain(slices))
 
     def _check_arrays(self, in_data):
-        # Only a tuple holds several indices; a list is one integer (or bool) array index.
-        slices = self.slices if isinstance(self.slices, tuple) else (self.slices,)
-        check_index('get_item', slices, in_data[0].ndim)
+        check_index('get_item', self.slices, in_data[0].ndim)
 
     def forward(self, inputs):
         x, = inputs

@@ -37,11 +37,26 @@ def _pad_pairs(pad_width: Any, ndim: int) -> numpy.ndarray:
 
 
 class Pad(FunctionNode):
-    """Constant padding; the gradient is the slice of ``gy`` that covers the input."""
+    """Constant padding; the gradient is the slice of ``gy`` that covers the input.
+
+    ``mode``, ``pad_bw`` (the ``(ndim, 2)`` widths) and ``keywords`` are Chainer's names of the
+    settings, read by graph exporters (onnx_chainer); the other modes are composed of
+    ``reshape`` and ``get_item``.
+    """
+
+    mode = 'constant'
 
     def __init__(self, pairs: numpy.ndarray, constant_values: Any) -> None:
         self.pairs = pairs
         self.constant_values = constant_values
+
+    @property
+    def pad_bw(self) -> numpy.ndarray:
+        return self.pairs
+
+    @property
+    def keywords(self) -> dict:
+        return {'constant_values': self.constant_values}
 
     def forward(self, inputs):
         x, = inputs

@@ -18,18 +18,21 @@ def _inverse(indices: Any) -> Any:
 
 
 class Permutate(FunctionNode):
-    """``y = x.take(indices, axis)`` (or the inverse permutation); ``indices`` gets no gradient.
+    """``y = x.take(indices, axis)`` (or the inverse permutation).
 
-    The gradient applies the inverse permutation. ``indices`` is a non-differentiable input,
-    so its array is kept on the node.
+    As in Chainer, ``indices`` (an int array) is a setting of the node, not an input: the node
+    has one input, ``x``, and graph exporters (onnx_chainer) read ``indices``, ``axis`` and
+    ``inv``. The gradient applies the inverse permutation.
     """
 
-    def __init__(self, axis: int = 0, inv: bool = False) -> None:
+    def __init__(self, indices: Any, axis: int = 0, inv: bool = False) -> None:
+        self.indices = indices
         self.axis = axis
         self.inv = inv
 
     def _check_arrays(self, in_data):
-        x, indices = in_data
+        x, = in_data
+        indices = self.indices
         if not -x.ndim <= self.axis < x.ndim:
             raise ValueError(f'permutate: argument axis: expected an axis in [{-x.ndim}, '
                              f'{x.ndim}) for x of shape {x.shape}, got {self.axis}')
@@ -41,14 +44,13 @@ class Permutate(FunctionNode):
                              f'0..{n - 1}, got {backend.to_cpu(indices).tolist()}')
 
     def forward(self, inputs):
-        x, indices = inputs
-        self._indices = indices
+        x, = inputs
+        indices = self.indices
         order = _inverse(indices) if self.inv else indices
         return backend.get_array_module(x).take(x, order, axis=self.axis),
 
     def backward(self, indexes, grad_outputs):
-        gx, = Permutate(self.axis, not self.inv).apply((grad_outputs[0], self._indices))
-        return tuple(gx if i == 0 else None for i in indexes)
+        return Permutate(self.indices, self.axis, not self.inv).apply(grad_outputs)
 
 
 def permutate(x: Any, indices: Any, axis: int = 0, inv: bool = False) -> Variable:
@@ -73,6 +75,6 @@ def permutate(x: Any, indices: Any, axis: int = 0, inv: bool = False) -> Variabl
         array([20., 30., 10.])
     """
     check_array('permutate', 'x', x)
-    check_array('permutate', 'indices', indices)
+    indices = check_array('permutate', 'indices', indices)
     axis = check_int('permutate', 'axis', axis)
-    return Permutate(axis, bool(inv)).apply((x, indices))[0]
+    return Permutate(indices, axis, bool(inv)).apply((x,))[0]

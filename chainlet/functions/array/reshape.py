@@ -14,6 +14,11 @@ class Reshape(FunctionNode):
     def __init__(self, shape: Sequence[int]) -> None:
         self._shape = tuple(shape)
 
+    @property
+    def shape(self) -> tuple:
+        """The target shape, under Chainer's attribute name (graph exporters read it)."""
+        return self._shape
+
     def _check_arrays(self, in_data):
         x = in_data[0]
         shape = self._shape

@@ -60,6 +60,10 @@ class ResizeImages(_Resize):
     """``y = Wh @ x @ Ww^T`` per image and channel; linear in ``x``, so the gradient is the
     transposed map (:class:`ResizeImagesGrad`)."""
 
+    # Chainer's names of the output size (graph exporters such as onnx_chainer read them).
+    out_H = property(lambda self: self.out_hw[0])
+    out_W = property(lambda self: self.out_hw[1])
+
     def _check_arrays(self, in_data):
         x, = in_data
         type_check.argument('resize_images', 'x', x, kind='f', ndim=4)

@@ -15,37 +15,38 @@ _SCALARS = (int, float, numpy.number)
 
 
 class Where(FunctionNode):
-    """``y = condition ? x : y`` with broadcasting; ``condition`` gets no gradient.
+    """``y = condition ? x : y`` with broadcasting.
 
-    The condition is a non-differentiable input, so its array is kept on the node.
+    As in Chainer, the boolean array ``condition`` is a setting of the node, not an input: the
+    inputs are ``x`` and ``y`` (graph exporters such as onnx_chainer read ``condition``).
     """
 
+    def __init__(self, condition: Any) -> None:
+        self.condition = condition
+
     def _check_arrays(self, in_data):
-        c, x, y = in_data
+        x, y = in_data
+        c = self.condition
         type_check.argument('where', 'condition', c, kind='b')
         type_check.same_dtype('where', ('x', 'y'), (x, y))
         type_check.broadcastable('where', ('condition', 'x', 'y'), (c, x, y))
 
     def forward(self, inputs):
-        c, x, y = inputs
-        self._condition = c
+        x, y = inputs
         self._shapes = (x.shape, y.shape)
-        return backend.get_array_module(*inputs).where(c, x, y),
+        return backend.get_array_module(x, y).where(self.condition, x, y),
 
     def backward(self, indexes, grad_outputs):
         from chainlet.functions.array.sum_to import sum_to
         gy, = grad_outputs
-        c = self._condition
-        xp = backend.get_array_module(c)
-        zero = xp.zeros((), gy.dtype)
+        c = self.condition
+        zero = backend.get_array_module(c).zeros((), gy.dtype)
         ret = []
         for i in indexes:
             if i == 0:
-                ret.append(None)
-            elif i == 1:
-                ret.append(sum_to(Where().apply((c, gy, zero))[0], self._shapes[0]))
+                ret.append(sum_to(Where(c).apply((gy, zero))[0], self._shapes[0]))
             else:
-                ret.append(sum_to(Where().apply((c, zero, gy))[0], self._shapes[1]))
+                ret.append(sum_to(Where(c).apply((zero, gy))[0], self._shapes[1]))
         return tuple(ret)
 
 
@@ -68,11 +69,11 @@ def where(condition: Any, x: Any, y: Any) -> Variable:
         >>> F.where(c, np.array([1.0, 2.0]), np.zeros(2)).array
         array([1., 0.])
     """
-    check_array('where', 'condition', condition)
+    condition = check_array('where', 'condition', condition)
     if isinstance(x, _SCALARS) and not isinstance(y, _SCALARS):
         x = backend.get_array_module(data_of(y)).asarray(x, dtype=data_of(y).dtype)
     elif isinstance(y, _SCALARS) and not isinstance(x, _SCALARS):
         y = backend.get_array_module(data_of(x)).asarray(y, dtype=data_of(x).dtype)
     check_array('where', 'x', x)
     check_array('where', 'y', y)
-    return Where().apply((condition, x, y))[0]
+    return Where(condition).apply((x, y))[0]

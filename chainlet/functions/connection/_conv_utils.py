@@ -33,6 +33,18 @@ from chainlet.utils.conv_nd import im2col_nd_cpu as im2col
 from chainlet.utils.conv_nd import im2col_nd_view as im2col_view
 
 
+class Conv2DAttributes:
+    """Chainer's names of a 2-D (de)convolution's settings, read by hooks and graph exporters
+    (onnx_chainer): ``sy, sx`` (stride), ``ph, pw`` (pad), ``dy, dx`` (dilate)."""
+
+    sy = property(lambda self: self.stride[0], doc='Vertical stride.')
+    sx = property(lambda self: self.stride[1], doc='Horizontal stride.')
+    ph = property(lambda self: self.pad[0], doc='Vertical padding.')
+    pw = property(lambda self: self.pad[1], doc='Horizontal padding.')
+    dy = property(lambda self: self.dilate[0], doc='Vertical dilation.')
+    dx = property(lambda self: self.dilate[1], doc='Horizontal dilation.')
+
+
 def as_tuple(func: str, name: str, value: Any, ndim: int, minimum: int) -> tuple:
     """Normalise an int or a sequence of ``ndim`` ints to a tuple and check its range.
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
 
+import numpy
+
+from chainlet.functions.connection._conv_utils import Conv2DAttributes
 from chainlet.functions.connection.convolution_nd import (ConvolutionND, ConvolutionNDGradW,
                                                           _apply)
 from chainlet.utils import argument
@@ -21,13 +24,23 @@ _DETERMINISTIC = ("deterministic argument is not supported anymore. Use "
                   "either `True` or `False`.")
 
 
-class Convolution2DFunction(ConvolutionND):
+class Convolution2DFunction(Conv2DAttributes, ConvolutionND):
     """``y = conv2d(x, W) + b``; see :func:`convolution_2d` for the arguments."""
 
     def __init__(self, stride: IntOrPair = 1, pad: IntOrPair = 0, cover_all: bool = False, *,
-                 dilate: IntOrPair = 1, groups: int = 1,
+                 dilate: IntOrPair = 1, groups: int = 1, cudnn_fast: bool = False,
                  func_name: str = 'convolution_2d') -> None:
         super().__init__(2, stride, pad, cover_all, dilate, groups, func_name=func_name)
+        self.cudnn_fast = bool(cudnn_fast)
+
+    def forward(self, inputs):
+        # Chainer 7.8's cuDNN "fast" (channels-last, Tensor Core) mode has no CPU
+        # implementation, and Chainer refuses it there; on a GPU chainlet computes the same
+        # values in the standard layout.
+        if self.cudnn_fast and isinstance(inputs[0], numpy.ndarray):
+            raise RuntimeError(f"{self.func_name}: cudnn_fast=True (compute_mode 'cudnn_fast') "
+                               f"cannot be used in the CPU backend")
+        return super().forward(inputs)
 
 
 class Convolution2DGradW(ConvolutionNDGradW):
@@ -36,7 +49,7 @@ class Convolution2DGradW(ConvolutionNDGradW):
 
 def convolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair = 1,
                    pad: IntOrPair = 0, cover_all: bool = False, *, dilate: IntOrPair = 1,
-                   groups: int = 1, **kwargs: Any) -> Variable:
+                   groups: int = 1, cudnn_fast: bool = False, **kwargs: Any) -> Variable:
     """Two-dimensional convolution (cross-correlation) of images, NCHW layout.
 
     ``y[n, o, i, j] = b[o] + sum_{c, u, v} W[o, c, u, v] x_pad[n, c', s_Y i + d_Y u,
@@ -57,6 +70,9 @@ def convolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair = 
         cover_all: Extend the output so that all input pixels take part.
         dilate: Int or pair of positive ints ``(d_Y, d_X)``: spacing between filter taps.
         groups: Number of channel groups; ``c_I`` and ``c_O`` must be multiples of it.
+        cudnn_fast: Chainer 7.8's request for cuDNN's channels-last fast path (what
+            ``L.Convolution2D`` passes under ``compute_mode='cudnn_fast'``). On a GPU the result
+            is the same as without it; on the CPU it raises, as in Chainer.
 
     Returns:
         Variable of shape ``(n, c_O, h_O, w_O)`` and the dtype of ``x``.
@@ -67,6 +83,7 @@ def convolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair = 
         ValueError: Non-positive ``stride``/``dilate``/``groups``, negative ``pad``, a
             kernel larger than the padded input, or the removed ``deterministic`` keyword
             (use ``chainlet.using_config('cudnn_deterministic', ...)``).
+        RuntimeError: ``cudnn_fast=True`` with NumPy arrays.
 
     Example:
         >>> import numpy as np, chainlet.functions as F
@@ -80,5 +97,5 @@ def convolution_2d(x: Any, W: Any, b: Optional[Any] = None, stride: IntOrPair = 
     """
     argument.check_unexpected_kwargs(kwargs, deterministic=_DETERMINISTIC)
     argument.assert_kwargs_empty(kwargs)
-    return _apply(Convolution2DFunction(stride, pad, cover_all, dilate=dilate, groups=groups),
-                  x, W, b)
+    return _apply(Convolution2DFunction(stride, pad, cover_all, dilate=dilate, groups=groups,
+                                        cudnn_fast=cudnn_fast), x, W, b)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
 
+from chainlet.functions.connection import _conv_utils
 from chainlet.functions.connection.convolution_2d import _DETERMINISTIC
 from chainlet.functions.connection.convolution_nd import _apply
 from chainlet.functions.connection.deconvolution_nd import DeconvolutionND
@@ -16,8 +17,14 @@ from chainlet.variable import Variable
 IntOrPair = Union[int, Sequence[int]]
 
 
-class Deconvolution2DFunction(DeconvolutionND):
-    """``y = deconv2d(x, W) + b``; see :func:`deconvolution_2d` for the arguments."""
+class Deconvolution2DFunction(_conv_utils.Conv2DAttributes, DeconvolutionND):
+    """``y = deconv2d(x, W) + b``; see :func:`deconvolution_2d` for the arguments.
+
+    Chainer's ``outh, outw``: the output size, once ``forward`` has run (or as given).
+    """
+
+    outh = property(lambda self: None if self.outsize is None else self.outsize[0])
+    outw = property(lambda self: None if self.outsize is None else self.outsize[1])
 
     def __init__(self, stride: IntOrPair = 1, pad: IntOrPair = 0,
                  outsize: Optional[Sequence[int]] = None, *, dilate: IntOrPair = 1,

@@ -54,6 +54,11 @@ class DeconvolutionND(FunctionNode):
         self.outsize = None if outsize is None else \
             _conv_utils.as_tuple(func_name, 'outsize', outsize, ndim, 1)
 
+    @property
+    def outs(self) -> Optional[tuple]:
+        """``outsize`` under Chainer's name (read by graph exporters such as onnx_chainer)."""
+        return self.outsize
+
     def _check_arrays(self, in_data):
         _conv_utils.check_inputs(self.func_name, in_data, self.ndim, self.groups, True)
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainlet import backend
 from chainlet.functions.activation.relu import relu
 from chainlet.functions.array.broadcast import broadcast_to
+from chainlet.functions.array.cast import cast
 from chainlet.functions.math.absolute import absolute
 from chainlet.functions.math.sqrt import sqrt
 from chainlet.functions.math.sum import sum as _sum
@@ -79,6 +82,13 @@ def discriminative_margin_based_clustering_loss(
         raise ValueError(f'discriminative_margin_based_clustering_loss: argument labels: '
                          f'expected shape {embeddings.shape[:1] + embeddings.shape[2:]}, '
                          f'got {labels.shape}')
+    if embeddings.dtype == numpy.float16:
+        # The per-instance sums and pixel counts pass float16's 65504 on a 256x256 image:
+        # the loss runs in float32 and its three terms are rounded back to float16.
+        terms = discriminative_margin_based_clustering_loss(
+            cast(embeddings, numpy.float32), labels, delta_v, delta_d, max_embedding_dim, norm,
+            alpha, beta, gamma)
+        return tuple(cast(t, numpy.float16) for t in terms)
     dist = _norm(norm)
     xp = backend.get_array_module(embeddings.array)
     dtype = embeddings.dtype

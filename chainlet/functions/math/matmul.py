@@ -26,7 +26,12 @@ class MatMul(FunctionNode):
     The operands may differ in float dtype: the product has their promoted dtype (or
     ``dtype`` when given), and each gradient is cast back to its operand's dtype, as in
     Chainer.
+
+    ``transa``/``transb`` are Chainer's flags, always ``False`` here: :func:`matmul` applies
+    the transposes as nodes of their own (graph exporters such as onnx_chainer read them).
     """
+
+    transa = transb = False
 
     def __init__(self, dtype: Any = None) -> None:
         self.dtype = dtype

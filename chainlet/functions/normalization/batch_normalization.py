@@ -108,7 +108,9 @@ class BatchNormalization(FunctionNode):
             return self._forward_with_impl(inputs)
         x, gamma, beta = inputs
         xp = backend.get_array_module(x)
-        self.axes = axes = compute_axes('batch_normalization', self.axis, x.ndim, gamma.ndim)
+        # Chainer's ``axis`` also ends up as the axes reduced over (graph exporters read it).
+        self.axis = self.axes = axes = compute_axes('batch_normalization', self.axis, x.ndim,
+                                                    gamma.ndim)
         self.bshape = bshape = broadcast_shape(x.shape, axes)
         if x.size and all(x.shape[i] == 1 for i in axes):
             warnings.warn('batch_normalization: every axis it averages over has size one, so '
@@ -142,7 +144,9 @@ class BatchNormalization(FunctionNode):
 
     def _forward_with_impl(self, inputs):
         x, gamma, beta = inputs
-        self.axes = axes = compute_axes('batch_normalization', self.axis, x.ndim, gamma.ndim)
+        # Chainer's ``axis`` also ends up as the axes reduced over (graph exporters read it).
+        self.axis = self.axes = axes = compute_axes('batch_normalization', self.axis, x.ndim,
+                                                    gamma.ndim)
         self.bshape = broadcast_shape(x.shape, axes)
         # The attributes Chainer's selectors and implementations read.
         self.key_axis = tuple(i for i in range(x.ndim) if i not in axes)
@@ -163,7 +167,9 @@ class BatchNormalization(FunctionNode):
         # Statistics with CuPy's reductions, then one fused kernel for the normalization.
         x, gamma, beta = inputs
         xp = backend.get_array_module(x)
-        self.axes = axes = compute_axes('batch_normalization', self.axis, x.ndim, gamma.ndim)
+        # Chainer's ``axis`` also ends up as the axes reduced over (graph exporters read it).
+        self.axis = self.axes = axes = compute_axes('batch_normalization', self.axis, x.ndim,
+                                                    gamma.ndim)
         self.bshape = bshape = broadcast_shape(x.shape, axes)
         if x.size and all(x.shape[i] == 1 for i in axes):
             warnings.warn('batch_normalization: every axis it averages over has size one, so '
@@ -319,8 +325,9 @@ class FixedBatchNormalization(FunctionNode):
     def forward(self, inputs):
         x, gamma, beta, mean, var = inputs
         xp = backend.get_array_module(x)
-        self.axes = axes = compute_axes('fixed_batch_normalization', self.axis, x.ndim,
-                                        gamma.ndim)
+        # Chainer's ``axis`` also ends up as the axes reduced over (graph exporters read it).
+        self.axis = self.axes = axes = compute_axes('fixed_batch_normalization', self.axis,
+                                                    x.ndim, gamma.ndim)
         self.bshape = bshape = broadcast_shape(x.shape, axes)
         dtype = interm_dtype(x.dtype)
         inv_std = 1 / xp.sqrt(var.astype(dtype, copy=False) + self.eps)

@@ -19,7 +19,8 @@ class NormalizeL2(FunctionNode):
 
     def __init__(self, eps: float = 1e-5, axis: Union[int, Sequence[int]] = 1) -> None:
         self.eps = eps
-        self.axis = axis
+        # A tuple, as in Chainer (graph exporters such as onnx_chainer read ``axis[0]``).
+        self.axis = (axis,) if isinstance(axis, int) else axis
 
     def _check_arrays(self, in_data):
         x, = in_data

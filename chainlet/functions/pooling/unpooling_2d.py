@@ -10,12 +10,23 @@ from chainlet.variable import Variable
 IntOrTuple = Union[int, tuple]
 
 
-class Unpooling2D(UnpoolingND):
-    """:class:`~chainlet.functions.pooling.unpooling_nd.UnpoolingND` over two spatial axes."""
+class Unpooling2D(_windows.Pooling2DAttributes, UnpoolingND):
+    """:class:`~chainlet.functions.pooling.unpooling_nd.UnpoolingND` over two spatial axes.
 
-    def __init__(self, geom: _windows.Geometry) -> None:
+    Chainer's attributes, read by hooks and graph exporters (onnx_chainer): ``kh, kw, sy, sx,
+    ph, pw``, the output size ``outh, outw`` and ``cover_all``.
+    """
+
+    def __init__(self, geom: _windows.Geometry, cover_all: bool = True) -> None:
         super().__init__(geom, 'unpooling_2d')
         self._label = 'Unpooling2D'
+        self.cover_all = cover_all
+
+    ksize = property(lambda self: self.geom.ksize)
+    stride = property(lambda self: self.geom.stride)
+    pad = property(lambda self: self.geom.pad)
+    outh = property(lambda self: self.geom.dims[0])
+    outw = property(lambda self: self.geom.dims[1])
 
 
 def unpooling_2d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
@@ -55,7 +66,7 @@ def unpooling_2d(x: Any, ksize: IntOrTuple, stride: Optional[IntOrTuple] = None,
     _windows.check_rank('unpooling_2d', x, 2)
     geom = _windows.unpooling_geometry('unpooling_2d', x, ksize, stride, pad, outsize,
                                        cover_all)
-    return Unpooling2D(geom).apply((x,))[0]
+    return Unpooling2D(geom, cover_all).apply((x,))[0]
 
 
 __all__ = ['Unpooling2D', 'unpooling_2d']

@@ -231,6 +231,31 @@ class Layer(Chain):
         """The layer's compute and weight dtype name."""
         return self._dtype
 
+    # Keras 3 splits the dtype into a policy's compute and variable dtypes; a chainlet layer
+    # computes in the dtype of its weights, so all of them name the same dtype.
+    @property
+    def compute_dtype(self) -> str:
+        return self._dtype
+
+    @property
+    def variable_dtype(self) -> str:
+        return self._dtype
+
+    @property
+    def input_dtype(self) -> str:
+        """The dtype floating inputs are cast to."""
+        return self._dtype
+
+    @property
+    def dtype_policy(self) -> Any:
+        """The layer's :class:`~chainlet.keras.config.DTypePolicy`."""
+        return config.DTypePolicy(self._dtype)
+
+    @property
+    def path(self) -> str:
+        """The layer's name (Keras's path of nested name scopes; chainlet keeps none)."""
+        return self.name
+
     @property
     def trainable(self) -> bool:
         """Whether training updates this layer's weights (also sets it on sublayers)."""
@@ -319,6 +344,14 @@ class Layer(Chain):
                            'regularizer', 'constraint', 'aggregation', 'name')
     _WEIGHT_ARGS_KERAS2 = ('name', 'shape', 'dtype', 'initializer', 'regularizer', 'trainable',
                            'constraint')
+
+    def add_variable(self, shape: Any, initializer: Any, dtype: Any = None,
+                     trainable: bool = True, autocast: bool = True, regularizer: Any = None,
+                     constraint: Any = None, name: Optional[str] = None) -> Parameter:
+        """Keras 3's other name of :meth:`add_weight` (shape and initializer required)."""
+        return self.add_weight(shape=shape, initializer=initializer, dtype=dtype,
+                               trainable=trainable, regularizer=regularizer,
+                               constraint=constraint, name=name)
 
     def add_weight(self, *args: Any, **kwargs: Any) -> Parameter:
         """Create a weight (a :class:`~chainlet.keras.Variable`, i.e. a chainlet Parameter with

@@ -8,18 +8,21 @@ from chainlet.keras.layers.core import (  # noqa: F401
     Activation, Dropout, Embedding, Flatten, Lambda, Permute, RepeatVector, Reshape)
 from chainlet.keras.layers.convolutional import (  # noqa: F401
     Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose, Convolution1D,
-    Convolution2D, Convolution2DTranspose, Convolution3D, DepthwiseConv1D, DepthwiseConv2D,
-    SeparableConv1D, SeparableConv2D)
+    Convolution1DTranspose, Convolution2D, Convolution2DTranspose, Convolution3D,
+    Convolution3DTranspose, DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D,
+    SeparableConvolution1D, SeparableConvolution2D)
 from chainlet.keras.layers.pooling import (  # noqa: F401
     AveragePooling1D, AveragePooling2D, AveragePooling3D, AvgPool1D, AvgPool2D, AvgPool3D,
     GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D, GlobalAvgPool1D,
-    GlobalAvgPool2D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
+    GlobalAvgPool2D, GlobalAvgPool3D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D,
+    GlobalMaxPooling1D, GlobalMaxPooling2D,
     GlobalMaxPooling3D, MaxPool1D, MaxPool2D, MaxPool3D, MaxPooling1D, MaxPooling2D,
     MaxPooling3D)
 from chainlet.keras.layers.reshaping import (  # noqa: F401
-    Cropping1D, Cropping2D, UpSampling1D, UpSampling2D, ZeroPadding1D, ZeroPadding2D)
+    Cropping1D, Cropping2D, Cropping3D, UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D,
+    ZeroPadding2D, ZeroPadding3D)
 from chainlet.keras.layers.normalization import (  # noqa: F401
-    BatchNormalization, GroupNormalization, LayerNormalization)
+    BatchNormalization, GroupNormalization, LayerNormalization, RMSNormalization)
 from chainlet.keras.layers.recurrent import (  # noqa: F401
     GRU, LSTM, Bidirectional, SimpleRNN, TimeDistributed)
 from chainlet.keras.layers.merging import (  # noqa: F401
@@ -33,7 +36,7 @@ from chainlet.keras.layers.activation_layers import (  # noqa: F401
 from chainlet.keras.layers.preprocessing import (  # noqa: F401,E402
     CategoryEncoding, IntegerLookup, Normalization, StringLookup, TextVectorization)
 from chainlet.keras.layers.regularization import (  # noqa: F401,E402
-    ActivityRegularization, GaussianDropout, GaussianNoise, Identity, Masking, SpatialDropout1D,
+    ActivityRegularization, AlphaDropout, GaussianDropout, GaussianNoise, Identity, Masking, SpatialDropout1D,
     SpatialDropout2D, SpatialDropout3D, UnitNormalization)
 from chainlet.keras.layers.augmentation import (  # noqa: F401,E402
     CenterCrop, RandomContrast, RandomCrop, RandomFlip, RandomRotation, RandomTranslation,
@@ -43,8 +46,13 @@ from chainlet.keras.layers.rnn_cells import (  # noqa: F401,E402
 from chainlet.keras.layers.attention import (  # noqa: F401,E402
     AdditiveAttention, Attention, GroupedQueryAttention, GroupQueryAttention,
     MultiHeadAttention)
-from chainlet.keras.saving.serialization_lib import (  # noqa: F401,E402
-    serialize_keras_object as serialize)
+from chainlet.keras.saving.serialization_lib import serialize_keras_object  # noqa: E402
+
+
+def serialize(layer: Layer) -> dict:  # noqa: E302
+    """A layer's config ``{'module', 'class_name', 'config', 'registered_name'}``
+    (``keras.layers.serialize``)."""
+    return serialize_keras_object(layer)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None):  # noqa: E302

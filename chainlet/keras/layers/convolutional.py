@@ -618,4 +618,6 @@ class SeparableConv2D(_SeparableConv):
 
 
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
-Convolution2DTranspose = Conv2DTranspose
+Convolution1DTranspose, Convolution2DTranspose, Convolution3DTranspose = (
+    Conv1DTranspose, Conv2DTranspose, Conv3DTranspose)
+SeparableConvolution1D, SeparableConvolution2D = SeparableConv1D, SeparableConv2D

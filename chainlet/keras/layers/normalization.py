@@ -315,3 +315,54 @@ class GroupNormalization(_Normalization):
         config = super().get_config()
         config['groups'] = self.groups
         return config
+
+
+class RMSNormalization(Layer):
+    """Root-mean-square normalization (Zhang and Sennrich, 2019):
+    ``x / sqrt(mean(x^2, axis) + epsilon) * scale``, with a learned ``scale`` (ones at first).
+
+    Args:
+        axis: The axis (or axes) normalized and scaled.
+        epsilon: Added to the mean square.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import keras
+        >>> y = keras.layers.RMSNormalization()(np.array([[3.0, 4.0]], np.float32))
+        >>> np.round(y.array ** 2, 4).tolist()
+        [[0.72, 1.28]]
+    """
+
+    def __init__(self, axis: Any = -1, epsilon: float = 1e-6, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis, self.epsilon = axis, float(epsilon)
+
+    def build(self, input_shape: Any) -> None:
+        axes = (self.axis,) if isinstance(self.axis, int) else tuple(self.axis)
+        ndim = len(input_shape)
+        axes = tuple(a % ndim for a in axes)
+        shape = tuple(input_shape[a] for a in axes)
+        if None in shape:
+            raise ValueError(f'RMSNormalization "{self.name}": the normalized axes must have '
+                             f'known sizes, got input shape {tuple(input_shape)}')
+        self._axes = axes
+        self.scale = self.add_weight('scale', shape, initializer='ones')
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        x = inputs
+        ms = F.mean(F.square(x), axis=self._axes, keepdims=True)
+        y = x * F.broadcast_to(F.rsqrt(ms + self.epsilon), x.shape)
+        # the scale's axes in place, ones elsewhere, for broadcasting
+        shape = [1] * x.ndim
+        for a in self._axes:
+            shape[a] = x.shape[a]
+        return y * F.broadcast_to(F.reshape(self.scale, tuple(shape)), x.shape)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(axis=self.axis, epsilon=self.epsilon)
+        return config

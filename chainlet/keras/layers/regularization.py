@@ -27,7 +27,7 @@ from chainlet.keras import config
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.layers.core import Dropout
 
-__all__ = ['ActivityRegularization', 'GaussianDropout', 'GaussianNoise', 'Identity', 'Masking',
+__all__ = ['ActivityRegularization', 'AlphaDropout', 'GaussianDropout', 'GaussianNoise', 'Identity', 'Masking',
            'SpatialDropout1D', 'SpatialDropout2D', 'SpatialDropout3D', 'UnitNormalization']
 
 
@@ -104,6 +104,51 @@ class GaussianDropout(_NoiseLayer):
     def get_config(self) -> dict:
         config = super().get_config()
         config.update(rate=self.rate, seed=self.seed)
+        return config
+
+
+class AlphaDropout(_NoiseLayer):
+    """Dropout that keeps the mean and variance of SELU activations (Klambauer et al., 2017):
+    dropped units are set to SELU's negative saturation, then an affine map restores the
+    statistics (Keras's formula). Identity outside training.
+
+    Args:
+        rate: Drop probability, in ``[0, 1)``.
+        noise_shape: Shape of the keep mask, broadcast to the inputs (``None``: the inputs').
+        seed: Seed of a private random generator.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import keras
+        >>> keras.layers.AlphaDropout(0.5)(np.ones((2, 3), np.float32)).shape
+        (2, 3)
+    """
+
+    _ALPHA_P = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
+
+    def __init__(self, rate: float, noise_shape: Any = None, seed: Optional[int] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(seed, **kwargs)
+        self.rate = _check_rate('AlphaDropout', rate)
+        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+
+    def call(self, inputs: Any, training: Optional[bool] = None) -> Any:
+        if not training or self.rate == 0:
+            return inputs
+        rate, alpha_p = self.rate, self._ALPHA_P
+        shape = tuple(s if s is not None else d for s, d in
+                      zip(self.noise_shape, inputs.shape)) if self.noise_shape else inputs.shape
+        kept = numpy.broadcast_to(self._rng.random(shape) >= rate, inputs.shape)
+        a = ((1 - rate) * (1 + rate * alpha_p ** 2)) ** -0.5
+        b = -a * alpha_p * rate
+        xp = inputs.xp
+        keep = xp.asarray(kept.astype(inputs.dtype))
+        return inputs * (keep * a) + xp.asarray(((1 - kept) * alpha_p * a + b)
+                                                .astype(inputs.dtype))
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
         return config
 
 

@@ -280,7 +280,8 @@ class Cropping2D(_Spatial):
         index = [slice(None)] * inputs.ndim
         for axis, (start, end) in zip(self._axes, self.cropping):
             if start + end >= inputs.shape[axis]:
-                raise ValueError(f'Cropping2D "{self.name}": cropping {self.cropping} removes '
+                raise ValueError(f'{type(self).__name__} "{self.name}": cropping {self.cropping} '
+                                 f'removes '
                                  f'every element of axis {axis} of input shape {inputs.shape}')
             index[axis] = slice(start, inputs.shape[axis] - end)
         return inputs[tuple(index)]
@@ -290,3 +291,88 @@ class Cropping2D(_Spatial):
         for axis, pair in zip(self._axes, self.cropping):
             shape[axis] = None if shape[axis] is None else shape[axis] - sum(pair)
         return tuple(shape)
+
+
+class ZeroPadding3D(ZeroPadding2D):
+    """Pads the three spatial axes with zeros.
+
+    Args:
+        padding: An int (all sides), three ints (symmetric per axis), or three pairs.
+        data_format: ``'channels_last'`` (default) or ``'channels_first'``.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import keras
+        >>> keras.layers.ZeroPadding3D((1, 0, 2))(np.ones((1, 2, 2, 2, 1))).shape
+        (1, 4, 2, 6, 1)
+    """
+    rank = 3
+
+    def __init__(self, padding: Any = ((1, 1), (1, 1), (1, 1)),
+                 data_format: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(padding, data_format, **kwargs)
+
+
+class Cropping3D(Cropping2D):
+    """Crops the three spatial axes.
+
+    Args:
+        cropping: An int (all sides), three ints (symmetric per axis), or three pairs.
+        data_format: ``'channels_last'`` (default) or ``'channels_first'``.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import keras
+        >>> keras.layers.Cropping3D(((1, 0), (0, 0), (1, 1)))(np.ones((1, 3, 3, 4, 2))).shape
+        (1, 2, 3, 2, 2)
+    """
+    rank = 3
+
+    def __init__(self, cropping: Any = ((1, 1), (1, 1), (1, 1)),
+                 data_format: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(cropping, data_format, **kwargs)
+
+
+class UpSampling3D(Layer):
+    """Repeats the three spatial axes ``size`` times (nearest neighbour).
+
+    Args:
+        size: Int or three ints.
+        data_format: ``'channels_last'`` (default) or ``'channels_first'``.
+
+    Example:
+        >>> import numpy as np
+        >>> from chainlet import keras
+        >>> keras.layers.UpSampling3D((1, 2, 3))(np.ones((1, 2, 2, 2, 1))).shape
+        (1, 2, 4, 6, 1)
+    """
+
+    def __init__(self, size: Any = (2, 2, 2), data_format: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        where = f'UpSampling3D "{self.name}"'
+        self.size = normalize_tuple(size, 3, 'size', where)
+        self.data_format = normalize_data_format(data_format, where)
+        self.input_spec = InputSpec(ndim=5)
+
+    @property
+    def _axes(self) -> tuple:
+        return (1, 2, 3) if self.data_format == 'channels_last' else (2, 3, 4)
+
+    def call(self, inputs: Any) -> Any:
+        y = inputs
+        for axis, s in zip(self._axes, self.size):
+            if s != 1:
+                y = F.repeat(y, s, axis=axis)
+        return y
+
+    def compute_output_shape(self, input_shape: Any) -> tuple:
+        shape = list(input_shape)
+        for axis, s in zip(self._axes, self.size):
+            shape[axis] = None if shape[axis] is None else shape[axis] * s
+        return tuple(shape)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(size=self.size, data_format=self.data_format)
+        return config

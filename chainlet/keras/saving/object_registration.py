@@ -132,8 +132,9 @@ class CustomObjectScope:
     """Context manager that makes ``custom_objects`` visible to every deserialization inside.
 
     Args:
-        *custom_objects: Dicts ``{'name': class or function}`` (several are merged; ``None`` is
+        *args: Dicts ``{'name': class or function}`` (several are merged; ``None`` is
             skipped).
+        custom_objects: One more such dict by keyword (Keras's argument name).
 
     Example:
         >>> from chainlet.keras import saving
@@ -146,9 +147,9 @@ class CustomObjectScope:
         True
     """
 
-    def __init__(self, *custom_objects: Optional[dict]) -> None:
+    def __init__(self, *args: Optional[dict], custom_objects: Optional[dict] = None) -> None:
         merged: dict = {}
-        for objects in custom_objects:
+        for objects in args + (custom_objects,):
             if objects is None:
                 continue
             if not isinstance(objects, dict):

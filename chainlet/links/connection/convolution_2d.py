@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from chainlet import _config
 from chainlet.functions.connection.convolution_2d import convolution_2d
 from chainlet.links.connection._conv import ConvolutionBase, split_params
 from chainlet.variable import Variable
@@ -29,6 +30,15 @@ class Convolution2D(ConvolutionBase):
         dilate: Int or pair of dilation factors.
         groups: Number of channel groups.
 
+    Attributes:
+        cudnn_fast: Whether ``chainlet.config.compute_mode`` was ``'cudnn_fast'`` when the link
+            was built (Chainer 7.8's cuDNN channels-last mode). Such a link passes
+            ``cudnn_fast=True`` to :func:`~chainlet.functions.convolution_2d`: the same values on
+            a GPU (chainlet keeps the standard layout), a ``RuntimeError`` on the CPU, as in
+            Chainer.
+        x_layout: The memory layout the link expects its input in: always ``None``, the
+            standard one (:mod:`chainlet.memory_layouts`).
+
     Example:
         >>> import numpy as np, chainlet.links as L
         >>> conv = L.Convolution2D(8, 3, pad=1)          # in_channels inferred
@@ -41,12 +51,17 @@ class Convolution2D(ConvolutionBase):
                       nobias=False)
     """
 
+    cudnn_fast = False  # (also for links unpickled from before the attribute existed)
+    x_layout = None
+
     def __init__(self, in_channels: Optional[int], out_channels: Optional[int],
                  ksize: Any = None, stride: Any = 1, pad: Any = 0, nobias: bool = False,
                  initialW: Any = None, initial_bias: Any = None, *, cover_all: bool = False,
                  dilate: Any = 1, groups: int = 1) -> None:
         super().__init__()
         self.cover_all = bool(cover_all)
+        # Chainer 7.8 reads the compute mode when the link is built (see cudnn_fast).
+        self.cudnn_fast = _config.config.compute_mode == 'cudnn_fast'
         self._setup('Convolution2D', 2, in_channels, out_channels, ksize, stride, pad, nobias,
                     initialW, initial_bias, dilate, groups)
 
@@ -78,4 +93,4 @@ class Convolution2D(ConvolutionBase):
         """Convolve ``x`` of shape ``(n, in_channels, h, w)``."""
         self._ensure_params(x)
         return convolution_2d(x, self.W, self.b, self.stride, self.pad, self.cover_all,
-                              dilate=self.dilate, groups=self.groups)
+                              dilate=self.dilate, groups=self.groups, cudnn_fast=self.cudnn_fast)

@@ -61,8 +61,14 @@ class MicroAverage(extension.Extension):
         position from the updater, so it does not fire early on a resumed run.
         """
         forget_positions(self._trigger, serializer)
-        self._numerator = float(serializer('_numerator', self._numerator))
-        self._denominator = float(serializer('_denominator', self._denominator))
+        # Chainer starts both sums as int 0 and cannot load a float into them, so whole sums
+        # (counts, the usual case) are saved as ints; Chainer can then resume our snapshots.
+        self._numerator = float(serializer('_numerator', _whole_as_int(self._numerator)))
+        self._denominator = float(serializer('_denominator', _whole_as_int(self._denominator)))
+
+
+def _whole_as_int(value: float) -> Any:
+    return int(value) if float(value).is_integer() else value
 
 
 def _as_float(value: Any) -> float:

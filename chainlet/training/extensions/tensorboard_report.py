@@ -9,7 +9,7 @@ entry's key (``main/loss``, ``validation/main/accuracy``, ``epoch``, ``elapsed_t
 whose step is the entry's ``iteration``. TensorBoard groups the tags by their first ``/``.
 
 Writing: the events are written in the training thread, through tensorboardX's synchronous
-``EventsWriter``, not through ``SummaryWriter``, whose worker thread dies on a write error
+``RecordWriter``, not through ``SummaryWriter``, whose worker thread dies on a write error
 (a full disk: ``ENOSPC``) and leaves the next ``queue.put`` blocked for ever, hanging the
 training. Here a failed write, flush or open (``OSError``) gives one ``RuntimeWarning`` that
 names the log folder and the error; the report stops writing events and the training goes on
@@ -28,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import os
+import socket
 import time
 import warnings
 from typing import Any, Callable, Optional, Sequence
@@ -65,8 +66,8 @@ class SyncEventWriter:
 
     def __init__(self, log_dir: str, purge_step: Optional[int] = None,
                  flush_secs: float = 30, filename_suffix: str = '') -> None:
-        from tensorboardX.event_file_writer import EventsWriter
         from tensorboardX.proto import event_pb2
+        from tensorboardX.record_writer import RecordWriter
         from tensorboardX.summary import scalar
         self._event_class = event_pb2.Event
         self._scalar = scalar
@@ -74,18 +75,23 @@ class SyncEventWriter:
         self._flush_secs = flush_secs
         self._next_flush = 0.0  # the first entry goes to disk at once
         os.makedirs(log_dir, exist_ok=True)
-        self._events = EventsWriter(os.path.join(log_dir, 'events'), filename_suffix)
+        # TensorBoard finds event files by the 'tfevents' in their names (tensorboardX's form).
+        name = (f'events.out.tfevents.{str(time.time())[:10]}.{socket.gethostname()}'
+                f'{filename_suffix}')
+        self._records = RecordWriter(os.path.join(log_dir, name))
+        self._write(self._event_class(wall_time=time.time(), file_version='brain.Event:2'))
         if purge_step is not None:
             session = event_pb2.SessionLog(status=event_pb2.SessionLog.START)
-            self._events.write_event(self._event_class(step=purge_step,
-                                                       file_version='brain.Event:2'))
-            self._events.write_event(self._event_class(step=purge_step, session_log=session))
+            self._write(self._event_class(step=purge_step, file_version='brain.Event:2'))
+            self._write(self._event_class(step=purge_step, session_log=session))
+
+    def _write(self, event: Any) -> None:
+        self._records.write(event.SerializeToString())
 
     def add_scalar(self, tag: str, value: float, step: int) -> None:
         """Append one scalar point (buffered; see :meth:`flush_if_due`)."""
-        event = self._event_class(summary=self._scalar(tag, value), step=int(step),
-                                  wall_time=time.time())
-        self._events.write_event(event)
+        self._write(self._event_class(summary=self._scalar(tag, value), step=int(step),
+                                      wall_time=time.time()))
 
     def flush_if_due(self) -> None:
         """Flush when ``flush_secs`` passed since the last flush (or nothing was flushed)."""
@@ -94,12 +100,15 @@ class SyncEventWriter:
 
     def flush(self) -> None:
         """Write the buffered events to disk."""
-        self._events.flush()
+        self._records.flush()
         self._next_flush = time.monotonic() + self._flush_secs
 
     def close(self) -> None:
-        """Flush and close the file."""
-        self._events.close()
+        """Flush and close the file (closed also when the flush fails)."""
+        try:
+            self._records.flush()
+        finally:
+            self._records.close()
 
 
 class TensorBoardReport(LogReport):
@@ -128,7 +137,7 @@ class TensorBoardReport(LogReport):
                  log_dir: Optional[str] = None, filename: Optional[str] = None,
                  flush_secs: int = 30) -> None:
         try:
-            import tensorboardX.event_file_writer  # noqa: F401
+            import tensorboardX.record_writer  # noqa: F401
         except ImportError as exc:
             raise ImportError(f'TensorBoardReport writes TensorBoard event files through the '
                               f'tensorboardX package, which is not installed; install it '
@@ -197,7 +206,6 @@ class TensorBoardReport(LogReport):
             try:
                 writer.close()
             except OSError as exc:
-                self._writer = writer  # _fail closes it (quietly) and warns
                 self._fail(writer.log_dir, exc)
 
     def serialize(self, serializer: Any) -> None:

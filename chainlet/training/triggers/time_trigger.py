@@ -30,8 +30,10 @@ class TimeTrigger:
         if not period > 0:
             raise ValueError(f'TimeTrigger: argument period: expected a positive number of '
                              f'seconds, got {period!r}')
-        self._period = float(period)
-        self._next_time = self._period
+        # The period keeps its type, as in Chainer: a snapshot of an int period stores an int
+        # ``next_time``, which Chainer's own trigger (int there too) can load back.
+        self._period = period
+        self._next_time = period
 
     def __call__(self, trainer: Any) -> bool:
         """Return whether the next multiple of the period was reached."""
@@ -44,5 +46,12 @@ class TimeTrigger:
         return True
 
     def serialize(self, serializer: Any) -> None:
-        """Save or load the time of the next firing."""
-        self._next_time = float(serializer('next_time', self._next_time))
+        """Save or load the time of the next firing (Chainer's key ``next_time``)."""
+        from chainlet.serializers import Serializer
+        if isinstance(serializer, Serializer):
+            serializer('next_time', self._next_time)
+            return
+        # Read as a float so that an int or a float stored time loads into either kind.
+        loaded = float(serializer('next_time', float(self._next_time)))
+        is_int = isinstance(self._next_time, int) and loaded.is_integer()
+        self._next_time = int(loaded) if is_int else loaded

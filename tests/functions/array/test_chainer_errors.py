@@ -99,8 +99,12 @@ def test_index_errors_keep_chainers_and_our_types(call):
         assert isinstance(e.value, IndexError)
 
 
-def test_a_list_index_is_one_array_index():
-    # NumPy reads a list of lists as one integer array, so it fits a 1-D array.
-    np.testing.assert_array_equal(F.get_item(np.arange(3.0), [[0, 1], [1, 0]]).array,
-                                  [[0, 1], [1, 0]])
+def test_a_list_index_follows_chainer():
+    # Chainer's rule (what NumPy did before 1.23): a list of ints is one integer array index,
+    # any other list is a tuple of per-axis indices.
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(F.get_item(x, [2, 0]).array, x[[2, 0]])
+    np.testing.assert_array_equal(F.get_item(x, [[0, 1], [1, 3]]).array, x[[0, 1], [1, 3]])
+    np.testing.assert_array_equal(F.get_item(x, [slice(None), 1]).array, x[:, 1])
+    np.testing.assert_array_equal(F.get_item(x, [[[0, 1], [1, 2]]]).array, x[[[0, 1], [1, 2]],])
     assert F.get_item(np.zeros((4, 3)), (None, 0, 0, None)).shape == (1, 1)

@@ -307,3 +307,13 @@ class TestConvolution2DSlow(_ConvCase):
                 'cover_all': True}},
         {'x_shape': (3, 1, 6, 6), 'W_shape': (2, 1, 5, 5), 'kw': {'pad': 2}},
     ]
+
+
+def test_convolution_2d_cudnn_fast_is_refused_on_the_cpu():
+    # Chainer 7.8: cudnn_fast=True (cuDNN's channels-last mode) has no CPU implementation.
+    x = np.ones((1, 2, 4, 4), np.float32)
+    W = np.ones((3, 2, 2, 2), np.float32)
+    np.testing.assert_array_equal(F.convolution_2d(x, W, cudnn_fast=False).array,
+                                  F.convolution_2d(x, W).array)
+    with pytest.raises(RuntimeError, match='convolution_2d: cudnn_fast=True'):
+        F.convolution_2d(x, W, cudnn_fast=True)

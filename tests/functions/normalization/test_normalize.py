@@ -74,10 +74,10 @@ def test_bad_arguments():
         F.normalize(np.zeros((2, 3)), axis=2)
 
 
-@pytest.mark.parametrize('eps', [1e-3, 0.1])
+@pytest.mark.parametrize('eps', [2e-5, 1e-4, 1e-3])
 def test_float16_zero_vector_gradient_is_finite(eps):
-    # The gradient at a zero vector is gy / eps, as in float32; float16's norm ** 3 underflowed
-    # to 0 and 0 / 0 made it NaN.
+    # The gradient at a zero vector is gy / eps, as in float32; float16's eps ** 2 underflowed
+    # to 0 (for eps below 2e-4) and 0 / 0 made it NaN.
     grads = {}
     for dtype in (np.float16, np.float32):
         x = chainlet.Variable(np.zeros((2, 3), dtype))
@@ -101,3 +101,13 @@ def test_float16_large_vector():
     # d/dx of x / |x|, times ones: (1 - y * sum(y)) / |x|
     np.testing.assert_allclose(x.grad.astype(np.float32), [[(1 - 0.6 * 1.4) / 500,
                                                             (1 - 0.8 * 1.4) / 500]], rtol=1e-2)
+
+
+def test_float16_zero_vector_gradient_with_default_eps_overflows_not_nan():
+    # gy / eps = 1e5 with the default eps is past float16's 65504: inf, as any float16 result
+    # that large, but never NaN.
+    x = chainlet.Variable(np.zeros((2, 3), np.float16))
+    y = F.normalize(x)
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    assert np.isposinf(x.grad).all()

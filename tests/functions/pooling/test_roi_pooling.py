@@ -306,12 +306,12 @@ def _nan_image():
 
 
 @pytest.mark.parametrize('call', [
-    lambda x: F.roi_max_pooling_2d(x, np.array([[0, 0, 1, 1]], np.float32),
+    lambda x: F.roi_max_pooling_2d(x, np.array([[0, 0, 2, 2]], np.float32),
                                    np.array([0], np.int32), 1, 1.0),
     lambda x: F.roi_pooling_2d(x, np.array([[0, 0, 0, 1, 1]], np.float32), 1, 1, 1.0),
     lambda x: F.roi_max_align_2d(x, np.array([[0, 0, 2, 2]], np.float32),
                                  np.array([0], np.int32), 1, 1.0, sampling_ratio=2),
-    lambda x: F.roi_average_pooling_2d(x, np.array([[0, 0, 1, 1]], np.float32),
+    lambda x: F.roi_average_pooling_2d(x, np.array([[0, 0, 2, 2]], np.float32),
                                        np.array([0], np.int32), 1, 1.0),
     lambda x: F.roi_average_align_2d(x, np.array([[0, 0, 2, 2]], np.float32),
                                      np.array([0], np.int32), 1, 1.0, sampling_ratio=2),
