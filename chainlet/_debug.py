@@ -23,6 +23,7 @@ import sys
 import traceback
 import warnings
 import weakref
+from types import FrameType
 from typing import Any, Iterable, Optional
 
 from chainlet import backend
@@ -76,7 +77,8 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 def _user_stacklevel() -> int:
     # The stacklevel of the first frame outside chainlet (the user's ``loss.backward()``).
-    frame, level = sys._getframe(1), 1
+    frame: Optional[FrameType] = sys._getframe(1)
+    level = 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame, level = frame.f_back, level + 1
     return level
@@ -91,8 +93,11 @@ def note_backward_grad(var: Any, grad: Any) -> None:
     """Remember that a backward (in debug mode) left ``grad`` in ``var.grad``."""
     if grad is not None:
         key = id(var)
-        _backward_grads[key] = (weakref.ref(var, lambda _, k=key: _backward_grads.pop(k, None)),
-                                weakref.ref(grad), _updates(var))
+
+        def forget(_: Any) -> None:
+            _backward_grads.pop(key, None)
+
+        _backward_grads[key] = (weakref.ref(var, forget), weakref.ref(grad), _updates(var))
 
 
 def _kind(var: Any, old: Any) -> Optional[tuple]:

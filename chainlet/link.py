@@ -776,6 +776,11 @@ class SequentialError(TypeError, ValueError):
     ``ValueError`` as Chainer raises)."""
 
 
+class SequentialIndexError(IndexError, ValueError):
+    """An index past the steps of a :class:`Sequential` in an assignment (an ``IndexError``,
+    and the ``ValueError`` Chainer raises)."""
+
+
 class Sequential(ChainList):
     """Apply links and plain callables in order: ``Sequential(L.Linear(3), F.relu, ...)``.
 
@@ -894,6 +899,9 @@ class Sequential(ChainList):
                                   f'{type(layer).__name__}')
         # As in Chainer: remove the old step, insert the new one at its place.
         n = len(self._layers)
+        if not -n <= index < n:
+            raise SequentialIndexError(f'Sequential: index {index} is out of range for '
+                                       f'{n} steps')
         index = index + n if index < 0 else index
         del self[index]
         self.insert(index, layer)

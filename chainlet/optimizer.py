@@ -451,7 +451,7 @@ _HOOK_HINTS = {
 
 def _check_keyword_names(cls: type, kwargs: dict) -> None:
     """Raise a TypeError naming Chainer's argument when a Keras/PyTorch name is given."""
-    params = inspect.signature(cls.__init__).parameters
+    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
     if any(p.kind is p.VAR_KEYWORD for p in params.values()):
         return
     accepted = [n for n in params if n != 'self']

@@ -139,6 +139,8 @@ def send(x: Any, communicator: Any, rank: int, tag: int = 0) -> Variable:
     arrays = [v.array if isinstance(v, Variable) else v for v in xs]
     delegate, = Send(communicator, rank, tag).apply(xs + [_dummy(_xp(arrays))])
     delegate.name = 'delegate_variable'
+    # Its (empty) gradient, so that ``delegate.backward()`` works as on a scalar loss.
+    delegate.grad = _xp(arrays).zeros((0,), numpy.float32)
     return delegate
 
 
@@ -356,7 +358,10 @@ def bcast(comm: Any, x: Any, root: int = 0) -> Variable:
 def gather(comm: Any, x: Any, root: int = 0) -> Any:
     """Every process's ``x`` as a tuple on ``root``; an empty Variable elsewhere, whose
     ``backward()`` takes part in the backward scatter (differentiable; collective)."""
-    return _one_or_tuple(Gather(comm, root).apply((x,)))
+    ys = Gather(comm, root).apply((x,))
+    if comm.rank != root:
+        ys[0].grad = backend.get_array_module(ys[0].array).zeros((0,), ys[0].dtype)
+    return _one_or_tuple(ys)
 
 
 def scatter(comm: Any, xs: Any, root: int = 0) -> Variable:

@@ -345,15 +345,16 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
     """Cross-entropy with integer targets (see :func:`sparse_categorical_crossentropy`)."""
 
     def __init__(self, from_logits: bool = False, ignore_class: Optional[int] = None,
-                 reduction: Optional[str] = 'sum_over_batch_size',
+                 axis: int = -1, reduction: Optional[str] = 'sum_over_batch_size',
                  name: str = 'sparse_categorical_crossentropy', dtype: Any = None) -> None:
         super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name,
-                         from_logits=from_logits, ignore_class=ignore_class)
+                         from_logits=from_logits, ignore_class=ignore_class, axis=axis)
         self.from_logits = from_logits
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Variable:
         # The common case (2-D logits, integer labels, mean) is one fused chainlet function.
         if (self.from_logits and sample_weight is None and self._fn_kwargs['ignore_class'] is None
+                and self._fn_kwargs['axis'] in (-1, 1)
                 and self.reduction in ('sum_over_batch_size', 'mean')
                 and isinstance(y_pred, Variable) and y_pred.ndim == 2):
             t = _as_target(y_true, y_pred, integer=True)
@@ -467,10 +468,11 @@ __all__ = ['Loss', 'LossFunctionWrapper', 'MeanSquaredError', 'MeanAbsoluteError
 # More losses, in their own module (it builds on the helpers above).
 from chainlet.keras import losses_extra as _extra  # noqa: E402
 from chainlet.keras.losses_extra import (  # noqa: E402,F401
-    MAPE, MSLE, CategoricalHinge, CosineSimilarity, LogCosh, MeanAbsolutePercentageError,
-    MeanSquaredLogarithmicError, Poisson, SquaredHinge, categorical_hinge, cosine_similarity,
-    log_cosh, mape, mean_absolute_percentage_error, mean_squared_logarithmic_error, msle,
-    poisson, squared_hinge)
+    MAPE, MSLE, BinaryFocalCrossentropy, CategoricalFocalCrossentropy, CategoricalHinge,
+    CosineSimilarity, Dice, LogCosh, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
+    Poisson, SquaredHinge, Tversky, binary_focal_crossentropy, categorical_focal_crossentropy,
+    categorical_hinge, cosine_similarity, dice, log_cosh, mape, mean_absolute_percentage_error,
+    mean_squared_logarithmic_error, msle, poisson, squared_hinge, tversky)
 
 _BY_NAME.update(_extra.NAMES)
 _CLASSES.update({c.__name__: c for c in _extra.CLASSES})

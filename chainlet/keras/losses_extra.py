@@ -90,6 +90,69 @@ def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Variable:
     return F.mean(F.square(first - second), axis=-1)
 
 
+def _clipped_probabilities(y: Any) -> Any:
+    return F.clip(y, EPSILON, 1.0 - EPSILON)
+
+
+def binary_focal_crossentropy(y_true: Any, y_pred: Any, apply_class_balancing: bool = False,
+                              alpha: float = 0.25, gamma: float = 2.0,
+                              from_logits: bool = False, label_smoothing: float = 0.0,
+                              axis: int = -1) -> Variable:
+    """Focal binary cross-entropy (Lin et al., 2017): the cross-entropy times
+    ``(1 - p_t) ** gamma``, with ``p_t`` the probability of the true label; with
+    ``apply_class_balancing``, also ``alpha`` for positives and ``1 - alpha`` for negatives.
+    Mean over ``axis``."""
+    y = _as_pred(y_pred)
+    t = _as_target(y_true, y)
+    if label_smoothing:
+        t = t * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        y = F.sigmoid(y)
+    p = _clipped_probabilities(y)
+    bce = -(t * F.log(p) + (1.0 - t) * F.log(1.0 - p))
+    p_t = t * y + (1.0 - t) * (1.0 - y)
+    focal = (1.0 - p_t) ** float(gamma) * bce
+    if apply_class_balancing:
+        focal = (t * alpha + (1.0 - t) * (1.0 - alpha)) * focal
+    return F.mean(focal, axis=axis)
+
+
+def categorical_focal_crossentropy(y_true: Any, y_pred: Any, alpha: float = 0.25,
+                                   gamma: float = 2.0, from_logits: bool = False,
+                                   label_smoothing: float = 0.0, axis: int = -1) -> Variable:
+    """Focal categorical cross-entropy: ``sum(alpha * (1 - p) ** gamma * -y_true * log p)``
+    over ``axis``, ``p`` the (renormalized, clipped) class probabilities."""
+    y = _as_pred(y_pred)
+    t = _as_target(y_true, y)
+    if label_smoothing:
+        t = t * (1.0 - label_smoothing) + label_smoothing / t.shape[-1]
+    if from_logits:
+        y = F.softmax(y, axis=axis)
+    p = _clipped_probabilities(y / F.broadcast_to(F.sum(y, axis=axis, keepdims=True),
+                                                  y.shape))
+    return F.sum(float(alpha) * (1.0 - p) ** float(gamma) * (-t * F.log(p)), axis=axis)
+
+
+def tversky(y_true: Any, y_pred: Any, alpha: float = 0.5, beta: float = 0.5,
+            axis: Any = None) -> Variable:
+    """``1 - TP / (TP + alpha FP + beta FN + eps)`` with soft counts summed over ``axis``
+    (all axes when ``None``); ``alpha = beta = 0.5`` is the Dice loss."""
+    y = _as_pred(y_pred)
+    t = _as_target(y_true, y)
+    tp = F.sum(t * y, axis=axis)
+    fp = F.sum((1.0 - y) * t, axis=axis)
+    fn = F.sum(y * (1.0 - t), axis=axis)
+    return 1.0 - tp / (tp + fp * float(alpha) + fn * float(beta) + EPSILON)
+
+
+def dice(y_true: Any, y_pred: Any, axis: Any = None) -> Variable:
+    """``1 - 2 sum(y_true y_pred) / (sum(y_true) + sum(y_pred) + eps)`` over ``axis``."""
+    y = _as_pred(y_pred)
+    t = _as_target(y_true, y)
+    intersection = F.sum(t * y, axis=axis)
+    return 1.0 - 2.0 * intersection / (t.sum(axis=axis) + F.sum(y, axis=axis) + EPSILON)
+
+
 mape = MAPE = mean_absolute_percentage_error
 msle = MSLE = mean_squared_logarithmic_error
 
@@ -118,6 +181,51 @@ MeanSquaredLogarithmicError = _wrapper(mean_squared_logarithmic_error,
                                        'Mean squared logarithmic error.')
 
 
+class BinaryFocalCrossentropy(LossFunctionWrapper):
+    """Focal binary cross-entropy (see :func:`binary_focal_crossentropy`)."""
+
+    def __init__(self, apply_class_balancing: bool = False, alpha: float = 0.25,
+                 gamma: float = 2.0, from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: int = -1, reduction: Optional[str] = 'sum_over_batch_size',
+                 name: str = 'binary_focal_crossentropy', dtype: Any = None) -> None:
+        super().__init__(binary_focal_crossentropy, reduction=reduction, name=name,
+                         apply_class_balancing=apply_class_balancing, alpha=alpha,
+                         gamma=gamma, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+        self.from_logits = from_logits
+
+
+class CategoricalFocalCrossentropy(LossFunctionWrapper):
+    """Focal categorical cross-entropy (see :func:`categorical_focal_crossentropy`)."""
+
+    def __init__(self, alpha: float = 0.25, gamma: float = 2.0, from_logits: bool = False,
+                 label_smoothing: float = 0.0, axis: int = -1,
+                 reduction: Optional[str] = 'sum_over_batch_size',
+                 name: str = 'categorical_focal_crossentropy', dtype: Any = None) -> None:
+        super().__init__(categorical_focal_crossentropy, reduction=reduction, name=name,
+                         alpha=alpha, gamma=gamma, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+        self.from_logits = from_logits
+
+
+class Dice(LossFunctionWrapper):
+    """Dice loss (see :func:`dice`)."""
+
+    def __init__(self, reduction: Optional[str] = 'sum_over_batch_size', name: str = 'dice',
+                 axis: Any = None, dtype: Any = None) -> None:
+        super().__init__(dice, reduction=reduction, name=name, axis=axis)
+
+
+class Tversky(LossFunctionWrapper):
+    """Tversky loss (see :func:`tversky`)."""
+
+    def __init__(self, alpha: float = 0.5, beta: float = 0.5,
+                 reduction: Optional[str] = 'sum_over_batch_size', name: str = 'tversky',
+                 axis: Any = None, dtype: Any = None) -> None:
+        super().__init__(tversky, reduction=reduction, name=name, alpha=alpha, beta=beta,
+                         axis=axis)
+
+
 class CosineSimilarity(LossFunctionWrapper):
     """Negated cosine similarity along ``axis`` (see :func:`cosine_similarity`)."""
 
@@ -127,16 +235,22 @@ class CosineSimilarity(LossFunctionWrapper):
 
 
 CLASSES = (SquaredHinge, CategoricalHinge, LogCosh, Poisson, MeanAbsolutePercentageError,
-           MeanSquaredLogarithmicError, CosineSimilarity)
+           MeanSquaredLogarithmicError, CosineSimilarity, BinaryFocalCrossentropy,
+           CategoricalFocalCrossentropy, Dice, Tversky)
 NAMES = {'squared_hinge': SquaredHinge, 'categorical_hinge': CategoricalHinge,
          'log_cosh': LogCosh, 'logcosh': LogCosh, 'poisson': Poisson,
          'cosine_similarity': CosineSimilarity,
          'mean_absolute_percentage_error': MeanAbsolutePercentageError,
          'mape': MeanAbsolutePercentageError,
          'mean_squared_logarithmic_error': MeanSquaredLogarithmicError,
-         'msle': MeanSquaredLogarithmicError}
+         'msle': MeanSquaredLogarithmicError,
+         'binary_focal_crossentropy': BinaryFocalCrossentropy,
+         'categorical_focal_crossentropy': CategoricalFocalCrossentropy, 'dice': Dice,
+         'tversky': Tversky}
 
-__all__ = ['CategoricalHinge', 'CosineSimilarity', 'LogCosh', 'MeanAbsolutePercentageError',
+__all__ = ['BinaryFocalCrossentropy', 'CategoricalFocalCrossentropy', 'Dice', 'Tversky',
+           'binary_focal_crossentropy', 'categorical_focal_crossentropy', 'dice', 'tversky',
+           'CategoricalHinge', 'CosineSimilarity', 'LogCosh', 'MeanAbsolutePercentageError',
            'MeanSquaredLogarithmicError', 'Poisson', 'SquaredHinge', 'categorical_hinge',
            'cosine_similarity', 'log_cosh', 'mean_absolute_percentage_error',
            'mean_squared_logarithmic_error', 'poisson', 'squared_hinge']

@@ -427,12 +427,34 @@ def _from_loss(name: str, **fixed: Any) -> Callable:
     return fn
 
 
-binary_crossentropy = _from_loss('binary_crossentropy')
-categorical_crossentropy = _from_loss('categorical_crossentropy')
-sparse_categorical_crossentropy = _from_loss('sparse_categorical_crossentropy')
+def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
+                        label_smoothing: float = 0.0, axis: int = -1) -> Any:
+    """Per-sample binary cross-entropy (the loss's values, as an array)."""
+    fn = _from_loss('binary_crossentropy')
+    return fn(y_true, y_pred, from_logits=from_logits, label_smoothing=label_smoothing,
+              axis=axis)
+
+
+def categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
+                             label_smoothing: float = 0.0, axis: int = -1) -> Any:
+    """Per-sample categorical cross-entropy (the loss's values, as an array)."""
+    fn = _from_loss('categorical_crossentropy')
+    return fn(y_true, y_pred, from_logits=from_logits, label_smoothing=label_smoothing,
+              axis=axis)
+
+
+def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
+                                    ignore_class: Optional[int] = None, axis: int = -1) -> Any:
+    """Per-sample cross-entropy of integer labels (the loss's values, as an array)."""
+    return _from_loss('sparse_categorical_crossentropy')(
+        y_true, y_pred, from_logits=from_logits, ignore_class=ignore_class, axis=axis)
+
+
 kl_divergence = _from_loss('kl_divergence')
 hinge = _from_loss('hinge')
 huber = _from_loss('huber')
+binary_focal_crossentropy = _from_loss('binary_focal_crossentropy')
+categorical_focal_crossentropy = _from_loss('categorical_focal_crossentropy')
 log_cosh = _from_loss('log_cosh')
 
 
@@ -524,17 +546,20 @@ class CategoricalCrossentropy(MeanMetricWrapper):
     """Mean categorical cross-entropy of one-hot targets."""
 
     def __init__(self, name: str = 'categorical_crossentropy', dtype: Any = None,
-                 from_logits: bool = False, label_smoothing: float = 0.0) -> None:
+                 from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: int = -1) -> None:
         super().__init__(categorical_crossentropy, name=name, from_logits=from_logits,
-                         label_smoothing=label_smoothing)
+                         label_smoothing=label_smoothing, axis=axis)
 
 
 class SparseCategoricalCrossentropy(MeanMetricWrapper):
     """Mean categorical cross-entropy of integer targets."""
 
     def __init__(self, name: str = 'sparse_categorical_crossentropy', dtype: Any = None,
-                 from_logits: bool = False) -> None:
-        super().__init__(sparse_categorical_crossentropy, name=name, from_logits=from_logits)
+                 from_logits: bool = False, ignore_class: Optional[int] = None,
+                 axis: int = -1) -> None:
+        super().__init__(sparse_categorical_crossentropy, name=name, from_logits=from_logits,
+                         ignore_class=ignore_class, axis=axis)
 
 
 class KLDivergence(MeanMetricWrapper):

@@ -634,3 +634,11 @@ def deserialize(config: dict, custom_objects: Optional[dict] = None) -> Optimize
 
 __all__ = ['Optimizer', 'SGD', 'RMSprop', 'Adam', 'AdamW', 'Adagrad', 'ChainletOptimizer',
            'get', 'serialize', 'deserialize', 'schedules']
+
+# More optimizers, in their own module (they build on Optimizer above).
+from chainlet.keras import optimizers_extra as _extra  # noqa: E402
+from chainlet.keras.optimizers_extra import Adadelta, Adamax, Lion, Nadam  # noqa: E402,F401
+
+_BY_NAME.update({c.__name__.lower(): c for c in _extra.CLASSES})
+_CLASSES.update({c.__name__: c for c in _extra.CLASSES})
+__all__ += list(_extra.__all__)

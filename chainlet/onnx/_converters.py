@@ -158,7 +158,7 @@ def _hard_sigmoid(g, f, ins, outs):
     g.op('HardSigmoid', ins, outs[0], alpha=0.2, beta=0.5)
 
 
-@converter('ELU')
+@converter('ELU', 'Selu')
 def _elu(g, f, ins, outs):
     if f.scale == 1.0 and f.rate == 1.0:
         g.op('Elu', ins, outs[0], alpha=float(f.alpha))

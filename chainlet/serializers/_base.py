@@ -71,11 +71,13 @@ class CorruptFileError(ValueError, OSError):
 
 
 class UnsafeFileError(ValueError):
-    """A file that asks a loader to do what a file from the internet must not make it do.
+    """A file that would make a loader read *other* files.
 
-    An HDF5 file whose datasets would read *other* files (external storage, external links,
-    virtual datasets), or a header that announces far more data than the file can hold (a
-    ``MemoryError`` waiting to happen). The message names the file and the entry.
+    HDF5 can keep a dataset's bytes in another file (external storage), map it onto datasets
+    of other files (virtual datasets) or link to them (external links); a model file from the
+    internet could thus load any local file into a model's weights. Such files are refused
+    with this ``ValueError``, whose message names the file and the entry. (A header that claims
+    more data than its file holds is a :class:`CorruptFileError`.)
     """
 
 

@@ -87,9 +87,9 @@ def check_dataset(dataset: Any, source: str, what: str) -> None:
     filtered = dataset.id.get_create_plist().get_nfilters() > 0  # compression among them
     limit = (_MAX_EXPANSION if filtered else 1) * stored
     if nbytes > limit + _SLACK_BYTES:
-        raise UnsafeFileError(f'{what}: dataset {name!r} of {source} claims shape '
-                              f'{dataset.shape} ({nbytes} bytes) but stores only {stored} '
-                              f'bytes; the file is malformed')
+        raise CorruptFileError(f'{what}: dataset {name!r} of {source} claims shape '
+                               f'{dataset.shape} ({nbytes} bytes) but stores only {stored} '
+                               f'bytes; the file is malformed')
 
 
 def check_hdf5(f: Any, source: str, what: str, file_size: Optional[int] = None) -> None:
@@ -101,8 +101,10 @@ def check_hdf5(f: Any, source: str, what: str, file_size: Optional[int] = None) 
     claim more than ``_MAX_EXPANSION`` times ``file_size`` bytes.
 
     Raises:
-        chainlet.serializers.UnsafeFileError: (a ``ValueError``) naming the file and the entry.
-        chainlet.serializers.CorruptFileError: a dangling soft link, an unreadable entry.
+        chainlet.serializers.UnsafeFileError: (a ``ValueError``) an entry reads other files;
+            the message names the file and the entry.
+        chainlet.serializers.CorruptFileError: a dangling soft link, an unreadable entry,
+            sizes the file cannot hold.
     """
     h5py = _h5py(what)
     seen: set = set()
@@ -153,9 +155,9 @@ def check_hdf5(f: Any, source: str, what: str, file_size: Optional[int] = None) 
         if dataset.shape is not None:
             total += int(numpy.prod(dataset.shape, dtype=object)) * dataset.dtype.itemsize
     if file_size is not None and total > _MAX_EXPANSION * file_size + _SLACK_BYTES:
-        raise UnsafeFileError(f'{what}: the datasets of {source} claim {total} bytes, far '
-                              f'more than a {file_size}-byte file can hold; the file is '
-                              f'malformed')
+        raise CorruptFileError(f'{what}: the datasets of {source} claim {total} bytes, far '
+                               f'more than a {file_size}-byte file can hold; the file is '
+                               f'malformed')
 
 
 @contextlib.contextmanager
@@ -178,9 +180,10 @@ def open_hdf5(file: FileLike, what: str = 'open_hdf5') -> Iterator[Any]:
     Raises:
         ImportError: h5py is not installed.
         FileNotFoundError: No file at the path.
-        chainlet.serializers.UnsafeFileError: (a ``ValueError``) the file reads other files or
-            claims impossible sizes; the message names the file and the entry.
-        chainlet.serializers.CorruptFileError: not a readable HDF5 file.
+        chainlet.serializers.UnsafeFileError: (a ``ValueError``) the file reads other files;
+            the message names the file and the entry.
+        chainlet.serializers.CorruptFileError: not a readable HDF5 file, or its datasets claim
+            far more bytes than it holds.
 
     Example:
         >>> import io, numpy as np

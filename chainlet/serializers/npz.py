@@ -34,8 +34,8 @@ import numpy
 import numpy.lib.format
 
 from chainlet.serializers._base import (
-    _NONE, CorruptFileError, IgnoreNames, Serializer, UnsafeFileError, _ArchiveDeserializer,
-    atomic_path, describe_file, is_none_array, is_path, to_storable)
+    _NONE, CorruptFileError, IgnoreNames, Serializer, _ArchiveDeserializer, atomic_path,
+    describe_file, is_none_array, is_path, to_storable)
 
 # Entry listing the keys whose value is None: ``None`` has no pickle-free .npy form.
 NONE_KEYS_ENTRY = '__chainlet__/none_keys'
@@ -117,16 +117,16 @@ def check_zip(zf: zipfile.ZipFile, source: str, what: str) -> None:
         what: The caller's name for messages.
 
     Raises:
-        chainlet.serializers.UnsafeFileError: (a ``ValueError``) naming the file and member.
+        chainlet.serializers.CorruptFileError: (a ``ValueError``) naming the file and member.
     """
     end = getattr(zf, 'start_dir', None)  # where the directory starts: members lie before it
     for info in zf.infolist():
         ratio = 1 if info.compress_type == zipfile.ZIP_STORED else _MAX_EXPANSION
         if (end is not None and info.compress_size > end) or \
                 info.file_size > ratio * info.compress_size + _SLACK_BYTES:
-            raise UnsafeFileError(f'{what}: member {info.filename!r} of {source} claims '
-                                  f'{info.file_size} bytes from {info.compress_size} stored '
-                                  f'bytes; the archive is malformed')
+            raise CorruptFileError(f'{what}: member {info.filename!r} of {source} claims '
+                                   f'{info.file_size} bytes from {info.compress_size} stored '
+                                   f'bytes; the archive is malformed')
 
 
 def check_npz_entry(npz: Any, key: str, source: str, what: str) -> None:
@@ -137,8 +137,8 @@ def check_npz_entry(npz: Any, key: str, source: str, what: str) -> None:
     a plain dict and entries NumPy will refuse anyway (pickled objects) are left alone.
 
     Raises:
-        chainlet.serializers.UnsafeFileError: the claim is impossible (names file and entry).
-        chainlet.serializers.CorruptFileError: the header cannot be parsed.
+        chainlet.serializers.CorruptFileError: the claim is impossible, or the header cannot
+            be parsed (the message names the file and the entry).
     """
     zf = getattr(npz, 'zip', None)
     if zf is None:
@@ -149,9 +149,9 @@ def check_npz_entry(npz: Any, key: str, source: str, what: str) -> None:
         return  # NumPy reports the missing entry
     ratio = 1 if info.compress_type == zipfile.ZIP_STORED else _MAX_EXPANSION
     if info.file_size > ratio * info.compress_size + _SLACK_BYTES:
-        raise UnsafeFileError(f'{what}: entry {key!r} of {source} claims {info.file_size} '
-                              f'bytes from {info.compress_size} stored bytes; the archive is '
-                              f'malformed')
+        raise CorruptFileError(f'{what}: entry {key!r} of {source} claims {info.file_size} '
+                               f'bytes from {info.compress_size} stored bytes; the archive is '
+                               f'malformed')
     try:
         with zf.open(info) as f:
             version = numpy.lib.format.read_magic(f)
@@ -165,9 +165,9 @@ def check_npz_entry(npz: Any, key: str, source: str, what: str) -> None:
         return  # never unpickled (allow_pickle=False): the reader says so
     nbytes = int(numpy.prod(shape, dtype=object)) * dtype.itemsize
     if nbytes > info.file_size:
-        raise UnsafeFileError(f'{what}: entry {key!r} of {source} claims shape {shape} of '
-                              f'{dtype} ({nbytes} bytes) but holds only {info.file_size} '
-                              f'bytes; the archive is malformed')
+        raise CorruptFileError(f'{what}: entry {key!r} of {source} claims shape {shape} of '
+                               f'{dtype} ({nbytes} bytes) but holds only {info.file_size} '
+                               f'bytes; the archive is malformed')
 
 
 def check_npz(npz: Any, source: str, what: str) -> None:

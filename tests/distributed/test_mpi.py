@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 WORKER = Path(__file__).with_name('mpi_worker.py')
+MN_WORKER = Path(__file__).with_name('mpi_worker_mn.py')  # ChainerMN's model-parallel API
 
 
 def _find_mpiexec() -> str | None:
@@ -58,6 +59,16 @@ def test_scenario(scenario):
         assert f'PASS {scenario} rank {rank}' in result.stdout, output
     if scenario == 'keras_fit':  # progress is printed by rank 0 only
         assert result.stdout.count('Epoch 1/2') == 1, output
+
+
+@pytest.mark.parametrize('scenario', ['arrays', 'p2p', 'chain_list', 'collectives',
+                                      'trainer_pieces', 'snapshot'])
+def test_chainermn_scenario(scenario):
+    result = _run(str(MN_WORKER), scenario)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    for rank in (0, 1):
+        assert f'PASS {scenario} rank {rank}' in result.stdout, output
 
 
 def test_exception_on_one_rank_aborts_the_job():

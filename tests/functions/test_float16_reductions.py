@@ -205,6 +205,49 @@ def test_broadcast_gradient_sums_in_float32():
     # along a strided axis, and w (a ramp from -1 to 1) cancelled to half its true total.
     w = np.linspace(-1, 1, 2000).reshape(1000, 2)
     assert_f16_matches_f64(
-        lambda b: F.sum(F.broadcast_to(b, (1000, 2)) * w.astype(b.dtype)),
+        lambda b: F.sum(F.broadcast_to(b, (1000, 2)) * w.astype(b.dtype)) + F.sum(b),
         np.ones((1, 2)), rtol=1e-2)
     assert_f16_matches_f64(lambda a: F.sum_to(a * 1.0, (1, 2)), w, rtol=1e-2)
+
+
+def test_linear_bias_gradient():
+    # Linear's first-order backward sums gy over the batch for the bias: in float32 too.
+    w = np.linspace(-1, 1, 4000).reshape(2000, 2)
+    x = np.ones((2000, 3))
+
+    def linear(b):
+        y = F.linear(x.astype(b.dtype), np.ones((2, 3), b.dtype), b)
+        return F.sum(y * w.astype(b.dtype)) + F.sum(b)
+
+    assert_f16_matches_f64(linear, np.ones(2), rtol=1e-2)
+
+
+def test_r2_score():
+    rs = np.random.RandomState(11)
+    true = rs.uniform(0, 2, (N_BIG + 10,))
+    pred = true + rs.uniform(-0.5, 0.5, true.shape)
+    r16 = F.r2_score(pred.astype(np.float16), true.astype(np.float16)).array
+    r64 = F.r2_score(pred.astype(np.float16).astype(np.float64),
+                     true.astype(np.float16).astype(np.float64)).array
+    assert r16.dtype == np.float16
+    np.testing.assert_allclose(float(r16), float(r64), rtol=1e-2)
+
+
+def test_keras_ops_weighted_average():
+    x = np.random.RandomState(12).uniform(0.5, 1.0, (2 * N_BIG,))
+    w = np.random.RandomState(13).uniform(0.5, 1.0, x.shape)
+    assert_f16_matches_f64(lambda a, b: ops.average(a, weights=b), x, w)
+
+
+def test_keras_ops_normalize():
+    x = np.random.RandomState(14).uniform(100, 400, (2, 1000))
+    w = np.linspace(-1, 1, x.size).reshape(x.shape)
+    assert_f16_matches_f64(lambda a: F.sum(ops.normalize(a) * w.astype(a.dtype)) * 10.0, x)
+    # A zero vector maps to zero, not NaN (float16's eps ** 2 = 1e-14 was 0: 0 / 0); its
+    # gradient, 1 / eps = 1e7, overflows float16 to inf but is not NaN.
+    z = chainlet.Variable(np.zeros((2, 3), np.float16))
+    y = ops.normalize(z)
+    y.grad = np.ones_like(y.array)
+    with np.errstate(over='ignore'):
+        y.backward()
+    assert (y.array == 0).all() and not np.isnan(z.grad).any()

@@ -167,5 +167,5 @@ def test_crafted_keras_archives_are_malformed_not_memory_or_recursion_errors(tmp
 def test_crafted_weights_npz_is_refused(tmp_path):
     path = tmp_path / 'm.weights.npz'
     path.write_bytes(_huge_npz())
-    with pytest.raises(serializers.UnsafeFileError, match=r"'W' of .*m.weights.npz' claims"):
+    with pytest.raises(serializers.CorruptFileError, match=r"'W' of .*m.weights.npz' claims"):
         _model().load_weights(str(path))

@@ -188,3 +188,15 @@ def test_sequential_chainer_behaviours():
     np.testing.assert_array_equal(restored[0].W.array, s[0].W.array)
     rep = s.repeat(2, mode='share')
     assert len(rep) == 2 and rep[0][0].W.array is s[0].W.array
+
+
+def test_sequential_setitem_out_of_range_is_index_and_value_error():
+    # Chainer raises ValueError there; IndexError is Python's convention. Nothing changes.
+    s = sequential.Sequential(L.Linear(3, 2), F.relu)
+    for index in (2, 5, -3):
+        for exc in (IndexError, ValueError):
+            with pytest.raises(exc, match='out of range for 2 steps'):
+                s[index] = F.sigmoid
+    assert list(s)[1] is F.relu and len(s) == 2
+    s[-1] = F.sigmoid
+    assert s[1] is F.sigmoid

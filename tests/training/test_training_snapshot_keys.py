@@ -188,6 +188,11 @@ def test_sums_and_counts_are_saved_as_ints_that_chainer_can_load(tmp_path):
     loaded = reporter.DictSummary()
     serializers.load_npz(path, loaded)
     assert loaded.compute_mean() == {'loss': 1.5}
+    average._numerator = 2.5  # not a whole number: saved as a float, loaded back
+    serializers.save_npz(path, average)
+    resumed = extensions.MicroAverage('c', 't', 'r')
+    serializers.load_npz(path, resumed)
+    assert (resumed._numerator, resumed._denominator) == (2.5, 4.0)
 
 
 def test_a_snapshot_without_the_order_sampler_state_loads_with_a_warning(setup_factory,

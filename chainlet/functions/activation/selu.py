@@ -8,6 +8,11 @@ from chainlet.functions.activation.elu import ELU
 from chainlet.variable import Variable
 
 
+class Selu(ELU):
+    """The node of :func:`selu`: an :class:`~chainlet.functions.activation.elu.ELU` with its
+    ``scale``, under the class name graph exporters (onnx_chainer) map to ONNX's ``Selu``."""
+
+
 def selu(x: Any, alpha: float = 1.6732632423543772,
          scale: float = 1.0507009873554805) -> Variable:
     """Scaled exponential linear unit, :math:`y = \\lambda\\, \\mathrm{elu}(x, \\alpha)`.
@@ -29,4 +34,4 @@ def selu(x: Any, alpha: float = 1.6732632423543772,
     """
     a = real_param('selu', 'alpha', alpha)
     s = real_param('selu', 'scale', scale)
-    return ELU(a, s, 1.0, 'selu').apply((x,))[0]
+    return Selu(a, s, 1.0, 'selu').apply((x,))[0]

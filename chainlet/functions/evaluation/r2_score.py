@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy
+
 from chainlet import backend
 from chainlet import type_check
 from chainlet.function_node import FunctionNode
@@ -30,11 +32,14 @@ class R2Score(FunctionNode):
         pred, true = inputs
         xp = backend.get_array_module(pred)
         dtype = pred.dtype
+        # float16 in float32: the weights' and squares' sums pass 65504 on a large batch
+        cdtype = numpy.float32 if dtype == numpy.float16 else dtype
+        pred, true = pred.astype(cdtype, copy=False), true.astype(cdtype, copy=False)
         w = self.sample_weight
         if w is None:
-            w = xp.ones(len(pred), dtype)
-        w = w.astype(dtype).reshape((len(pred),) + (1,) * (pred.ndim - 1))
-        w_sum = xp.maximum(w.sum(), xp.finfo(dtype).tiny)
+            w = xp.ones(len(pred), cdtype)
+        w = w.astype(cdtype).reshape((len(pred),) + (1,) * (pred.ndim - 1))
+        w_sum = xp.maximum(w.sum(), xp.finfo(cdtype).tiny)
         mean = (w * true).sum(axis=0) / w_sum
         ss_res = (w * (pred - true) ** 2).sum(axis=0)
         ss_tot = (w * (true - mean) ** 2).sum(axis=0)

@@ -75,7 +75,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         xp = backend.get_array_module(x)
         n_class = x.shape[1]
         all_classes = check_labels(_FUNC, t, n_class, self.ignore_label)
-        self.retain_inputs((0,))
+        self.retain_inputs((0, 1))  # t too, as Chainer (graph exporters read both)
         self._t = t
         log_y = log_softmax_array(x, 1)
         if self.cache_score:
@@ -109,7 +109,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         xp = backend.get_array_module(x)
         n_class = x.shape[1]
         check_labels(_FUNC, t, n_class, self.ignore_label)
-        self.retain_inputs((0,))
+        self.retain_inputs((0, 1))  # t too, as Chainer (graph exporters read both)
         self._t = t
         if self.class_weight is not None:
             # Sent to x's GPU once, here; the gradient nodes use it as it is now.
@@ -129,7 +129,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         return xp.asarray(loss.sum(dtype=rdtype) * self._coeff, dtype=x.dtype),
 
     def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
+        x = self.get_retained_inputs()[0]
         grad = SoftmaxCrossEntropyGrad(self)
         self.y = None
         return grad.apply((x, grad_outputs[0]))[0], None

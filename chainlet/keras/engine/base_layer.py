@@ -252,6 +252,17 @@ class Layer(Chain):
         return config.DTypePolicy(self._dtype)
 
     @property
+    def metrics(self) -> list:
+        """The metric objects held as attributes of this layer and of its sublayers (Keras
+        tracks them the same way; update them in ``call``)."""
+        from chainlet.keras.metrics import Metric
+        found: list = []
+        for layer in self._flatten_layers():
+            found += [v for v in vars(layer).values()
+                      if isinstance(v, Metric) and not any(v is f for f in found)]
+        return found
+
+    @property
     def path(self) -> str:
         """The layer's name (Keras's path of nested name scopes; chainlet keeps none)."""
         return self.name

@@ -128,6 +128,13 @@ class Functional(Model):
         out = []
         for t, x in zip(self.inputs, self._flatten_call_inputs(inputs)):
             layer = t._keras_history.layer
+            if x is None:
+                if not getattr(layer, 'optional', False):
+                    raise ValueError(f'Model "{self.name}": the input "{t.name}" is not '
+                                     f'optional, but None was passed (create it with '
+                                     f'keras.Input(..., optional=True) to allow None)')
+                out.append(None)
+                continue
             if isinstance(layer, Layer):
                 x = layer._cast_input(x)
             adjust = _rank_adjustment(x, t.shape)

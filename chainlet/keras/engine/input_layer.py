@@ -18,14 +18,18 @@ class InputLayer(Layer):
         shape: Shape without the batch dimension (``None`` entries for variable sizes).
         batch_size: Fixed batch size, or ``None``.
         dtype: Dtype of the input.
+        sparse, ragged: Keras's sparse and ragged inputs; only ``None``/``False`` (dense).
         batch_shape: Full shape including the batch dimension (instead of ``shape``).
+        input_tensor: Accepted for Keras's signature.
+        optional: Whether the model may be called with ``None`` for this input (the layers
+            downstream must then handle ``None``), as Keras 3.
         name: Layer name (automatic ``input_layer``, ``input_layer_1``... by default).
     """
 
     def __init__(self, shape: Optional[Sequence[Optional[int]]] = None,
-                 batch_size: Optional[int] = None, dtype: Any = None,
-                 batch_shape: Optional[Sequence[Optional[int]]] = None,
-                 name: Optional[str] = None, input_tensor: Any = None, sparse: bool = False,
+                 batch_size: Optional[int] = None, dtype: Any = None, sparse: Any = None,
+                 ragged: Any = None, batch_shape: Optional[Sequence[Optional[int]]] = None,
+                 input_tensor: Any = None, optional: bool = False, name: Optional[str] = None,
                  **kwargs: Any) -> None:
         # Keras 2 spellings of the same arguments
         alias_shape = kwargs.pop('input_shape', None)
@@ -33,8 +37,11 @@ class InputLayer(Layer):
         shape = alias_shape if shape is None else shape
         batch_shape = alias_batch_shape if batch_shape is None else batch_shape
         super().__init__(name=name, dtype=dtype, **kwargs)
-        if sparse:
-            raise ValueError(f'InputLayer "{self.name}": sparse inputs are not supported')
+        for kind, given in (('sparse', sparse), ('ragged', ragged)):
+            if given:
+                raise ValueError(f'InputLayer "{self.name}": argument {kind}: {kind} inputs '
+                                 f'are not supported (dense arrays only)')
+        self.optional = bool(optional)
         if batch_shape is None:
             if shape is None:
                 raise ValueError(f'InputLayer "{self.name}": give shape=... (without the batch '
@@ -69,12 +76,16 @@ class InputLayer(Layer):
         return super()._cast_input(x)
 
     def get_config(self) -> dict:
-        return {'batch_shape': self._batch_shape, 'dtype': self._dtype, 'name': self.name}
+        config = {'batch_shape': self._batch_shape, 'dtype': self._dtype, 'name': self.name}
+        if self.optional:
+            config['optional'] = True
+        return config
 
 
 def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None,
-          dtype: Any = None, name: Optional[str] = None,
-          batch_shape: Optional[Sequence[Optional[int]]] = None, **kwargs: Any) -> KerasTensor:
+          dtype: Any = None, sparse: Any = None, ragged: Any = None,
+          batch_shape: Optional[Sequence[Optional[int]]] = None, name: Optional[str] = None,
+          tensor: Any = None, optional: bool = False, **kwargs: Any) -> KerasTensor:
     """Create a symbolic input of a functional model.
 
     Args:
@@ -83,6 +94,9 @@ def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[
         dtype: Dtype name (``'float32'`` by default).
         name: Optional name (also the key for dict inputs to ``fit``/``predict``).
         batch_shape: Full shape with the batch dimension, instead of ``shape``.
+        sparse, ragged: Only ``None``/``False`` (dense inputs).
+        tensor: Accepted for Keras's signature.
+        optional: Whether the model may be called with ``None`` for this input.
 
     Returns:
         A :class:`~chainlet.keras.engine.keras_tensor.KerasTensor` whose ``_keras_history``
@@ -96,6 +110,7 @@ def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[
         >>> type(x._keras_history.layer).__name__
         'InputLayer'
     """
-    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, name=name,
-                       batch_shape=batch_shape, **kwargs)
+    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
+                       ragged=ragged, batch_shape=batch_shape, input_tensor=tensor,
+                       optional=optional, name=name, **kwargs)
     return layer._input_tensor

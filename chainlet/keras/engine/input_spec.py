@@ -16,12 +16,13 @@ class InputSpec:
         max_ndim: Maximum rank.
         min_ndim: Minimum rank.
         axes: ``{axis: size}`` required sizes of given axes.
+        optional: Whether the input may be ``None``.
     """
 
     def __init__(self, dtype: Any = None, shape: Any = None, ndim: Optional[int] = None,
                  max_ndim: Optional[int] = None, min_ndim: Optional[int] = None,
                  axes: Optional[dict] = None, allow_last_axis_squeeze: bool = False,
-                 name: Optional[str] = None) -> None:
+                 name: Optional[str] = None, optional: bool = False) -> None:
         self.dtype = None if dtype is None else numpy.dtype(dtype).name
         self.shape = None if shape is None else tuple(shape)
         self.ndim = len(self.shape) if self.shape is not None else ndim
@@ -29,9 +30,11 @@ class InputSpec:
         self.min_ndim = min_ndim
         self.axes = dict(axes or {})
         self.name = name
+        self.optional = bool(optional)  # None is then accepted (every check skips None)
 
     def __repr__(self) -> str:
-        parts = [f'{k}={v}' for k, v in vars(self).items() if v not in (None, {})]
+        parts = [f'{k}={v}' for k, v in vars(self).items()
+                 if v not in (None, {}) and not (k == 'optional' and not v)]
         return f'InputSpec({", ".join(parts)})'
 
     def check(self, layer_name: str, index: int, shape: tuple, dtype: Any) -> None:

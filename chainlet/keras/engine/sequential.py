@@ -71,15 +71,17 @@ class Sequential(Model):
         if rebuild:
             self._maybe_rebuild()
 
-    def pop(self) -> Layer:
-        """Remove and return the last layer."""
+    def pop(self, rebuild: bool = True) -> Layer:
+        """Remove and return the last layer; ``rebuild=False`` leaves the graph to be rebuilt
+        later (as :meth:`add`'s)."""
         layers = self.layers
         if not layers:
             raise TypeError(f'Sequential "{self.name}": there are no layers to pop')
         layer = layers[-1]
         self._stack.remove(layer)
         self.__dict__['_sublayers'].pop(layer.name, None)
-        self._maybe_rebuild()
+        if rebuild:
+            self._maybe_rebuild()
         return layer
 
     @property

@@ -577,8 +577,8 @@ def read_arrays(filepath: str, where: str) -> dict:
         _check_magic(where, filepath, 'HDF5', _HDF5_MAGIC)
         try:
             return _read_h5(filepath, where)
-        except UnsafeFileError:
-            raise  # already names the file and the entry; it is no damage
+        except (UnsafeFileError, CorruptFileError):
+            raise  # the safe reader's own errors name the file and the entry
         except _READ_ERRORS as e:
             raise _corrupt(where, filepath, 'HDF5', f'{type(e).__name__}: {e}') from e
     if filepath.endswith('.keras'):
@@ -594,8 +594,8 @@ def read_arrays(filepath: str, where: str) -> dict:
     _check_magic(where, filepath, '.npz (zip)', _ZIP_MAGIC)
     try:
         return _read_npz(filepath, repr(filepath), where)
-    except UnsafeFileError:
-        raise
+    except (UnsafeFileError, CorruptFileError):
+        raise  # the archive checks name the file and the entry
     except _READ_ERRORS as e:
         raise _corrupt(where, filepath, '.npz (zip)', f'{type(e).__name__}: {e}') from e
 
@@ -609,8 +609,8 @@ def read_keras_archive(filepath: str, where: str) -> tuple:
             config = z.read('config.json').decode()
             arrays = _read_npz(z.read('model.weights.npz'),
                                f"the member model.weights.npz of {filepath!r}", where)
-    except UnsafeFileError:
-        raise  # names the file and the entry; it is no damage
+    except (UnsafeFileError, CorruptFileError):
+        raise  # the archive checks name the file and the entry
     except (*_READ_ERRORS, UnicodeDecodeError) as e:
         raise _corrupt(where, filepath, '.keras (zip)', f'{type(e).__name__}: {e}') from e
     return config, arrays

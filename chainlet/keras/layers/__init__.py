@@ -31,13 +31,14 @@ from chainlet.keras.layers.merging import (  # noqa: F401
 from chainlet.keras.layers.link_layer import LinkLayer  # noqa: F401,E402
 from chainlet.keras.layers.conv_lstm import (  # noqa: F401,E402
     ConvLSTM1D, ConvLSTM2D, ConvLSTM3D)
+from chainlet.keras.layers.wrapper import Wrapper  # noqa: F401,E402
 from chainlet.keras.layers.activation_layers import (  # noqa: F401
     ELU, LeakyReLU, PReLU, ReLU, Rescaling, Softmax)
 from chainlet.keras.layers.preprocessing import (  # noqa: F401,E402
     CategoryEncoding, IntegerLookup, Normalization, StringLookup, TextVectorization)
 from chainlet.keras.layers.regularization import (  # noqa: F401,E402
-    ActivityRegularization, AlphaDropout, GaussianDropout, GaussianNoise, Identity, Masking, SpatialDropout1D,
-    SpatialDropout2D, SpatialDropout3D, UnitNormalization)
+    ActivityRegularization, AlphaDropout, GaussianDropout, GaussianNoise, Identity, Masking,
+    SpatialDropout1D, SpatialDropout2D, SpatialDropout3D, UnitNormalization)
 from chainlet.keras.layers.augmentation import (  # noqa: F401,E402
     CenterCrop, RandomContrast, RandomCrop, RandomFlip, RandomRotation, RandomTranslation,
     RandomZoom, Resizing)

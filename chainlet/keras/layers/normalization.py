@@ -329,8 +329,8 @@ class RMSNormalization(Layer):
         >>> import numpy as np
         >>> from chainlet import keras
         >>> y = keras.layers.RMSNormalization()(np.array([[3.0, 4.0]], np.float32))
-        >>> np.round(y.array ** 2, 4).tolist()
-        [[0.72, 1.28]]
+        >>> np.round(y.array ** 2, 4)
+        array([[0.72, 1.28]], dtype=float32)
     """
 
     def __init__(self, axis: Any = -1, epsilon: float = 1e-6, **kwargs: Any) -> None:

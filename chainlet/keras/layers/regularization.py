@@ -27,8 +27,9 @@ from chainlet.keras import config
 from chainlet.keras.engine.base_layer import Layer
 from chainlet.keras.layers.core import Dropout
 
-__all__ = ['ActivityRegularization', 'AlphaDropout', 'GaussianDropout', 'GaussianNoise', 'Identity', 'Masking',
-           'SpatialDropout1D', 'SpatialDropout2D', 'SpatialDropout3D', 'UnitNormalization']
+__all__ = ['ActivityRegularization', 'AlphaDropout', 'GaussianDropout', 'GaussianNoise',
+           'Identity', 'Masking', 'SpatialDropout1D', 'SpatialDropout2D', 'SpatialDropout3D',
+           'UnitNormalization']
 
 
 def _check_rate(layer: str, rate: Any, upper_open: bool = True) -> float:

@@ -269,6 +269,11 @@ def batch_normalization(x: Any, mean: Any, variance: Any, axis: int, offset: Any
 def normalize(x: Any, axis: int = -1, order: int = 2, epsilon: Optional[float] = None) -> Any:
     """``x`` divided by its ``order``-norm along ``axis`` (at least ``epsilon``)."""
     x = to_float(x)
+    if x.dtype == numpy.float16:
+        # In float16 squares overflow past 256, their sum past 65504, and eps ** 2 = 1e-14 is
+        # 0 (a zero vector gave 0 / 0): the norm is taken in float32.
+        y = normalize.impl(cast(x, numpy.float32), axis, order, epsilon)
+        return cast(y, numpy.float16)
     eps = EPSILON if epsilon is None else epsilon
     if order == 2:
         norm = F.sqrt(F.maximum(F.sum(F.square(x), axis=axis, keepdims=True),

@@ -367,6 +367,10 @@ def average(x: Any, axis: Optional[int] = None, weights: Any = None) -> Any:
         shape[typing.cast(int, axis)] = w.shape[0]
         w = F.reshape(w, tuple(shape))
     w = F.broadcast_to(w, x.shape)
+    if x.dtype == numpy.float16:
+        # Both sums may pass float16's 65504 (inf / inf is NaN): divide them in float32.
+        x, w = cast(x, numpy.float32), cast(w, numpy.float32)
+        return cast(F.sum(x * w, axis=axis) / F.sum(w, axis=axis), numpy.float16)
     return F.sum(x * w, axis=axis) / F.sum(w, axis=axis)
 
 

@@ -130,9 +130,20 @@ class Trainer(SavingMixin):
             compile_utils.CompileMetrics(self)
         self._metrics_cache = None
         self._compiled = True
+        self._run_eagerly = bool(run_eagerly)
         self.stop_training = False
         if self.built or getattr(self, '_is_graph_network', False):
             self.optimizer.build(self)
+
+    @property
+    def run_eagerly(self) -> bool:
+        """What ``compile(run_eagerly=...)`` or an assignment set; chainlet always runs
+        eagerly (define-by-run), so it changes nothing."""
+        return getattr(self, '_run_eagerly', False)
+
+    @run_eagerly.setter
+    def run_eagerly(self, value: bool) -> None:
+        self._run_eagerly = bool(value)
 
     @property
     def compiled(self) -> bool:

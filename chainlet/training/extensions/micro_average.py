@@ -61,10 +61,15 @@ class MicroAverage(extension.Extension):
         position from the updater, so it does not fire early on a resumed run.
         """
         forget_positions(self._trigger, serializer)
-        # Chainer starts both sums as int 0 and cannot load a float into them, so whole sums
-        # (counts, the usual case) are saved as ints; Chainer can then resume our snapshots.
-        self._numerator = float(serializer('_numerator', _whole_as_int(self._numerator)))
-        self._denominator = float(serializer('_denominator', _whole_as_int(self._denominator)))
+        from chainlet.serializers import Serializer
+        if isinstance(serializer, Serializer):
+            # Chainer starts both sums as int 0 and cannot load a float into them, so whole
+            # sums (counts, the usual case) are saved as ints; Chainer can resume them then.
+            serializer('_numerator', _whole_as_int(self._numerator))
+            serializer('_denominator', _whole_as_int(self._denominator))
+            return
+        self._numerator = float(serializer('_numerator', float(self._numerator)))
+        self._denominator = float(serializer('_denominator', float(self._denominator)))
 
 
 def _whole_as_int(value: float) -> Any:
