@@ -6,6 +6,7 @@ installed first, so that the ``gpu`` tests run on a machine without a GPU.
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -17,6 +18,32 @@ if os.environ.get('CHAINLET_EMULATE_CUPY'):
     tools.cupy_emulator.install()
 
 from chainlet.testing import gpu_skip_reason
+
+_PAGE = os.sysconf('SC_PAGE_SIZE') if hasattr(os, 'sysconf') else 4096
+
+
+def _rss_bytes() -> int:
+    try:
+        with open('/proc/self/statm', 'rb') as f:
+            return int(f.read().split()[1]) * _PAGE
+    except OSError:  # not Linux: no cheap reading of the resident size; never collect
+        return 0
+
+
+@pytest.fixture(autouse=True)
+def _collect_cycles_after_big_tests():
+    """Free the reference cycles a test left behind when it grew the process by much.
+
+    Models are reference cycles (Keras layers and their nodes, links and their parents), freed
+    only when the garbage collector runs, and it runs by counts of objects, not by bytes: the
+    1 GB of a VGG19 built by one test waited for a collection several tests later, so the
+    suite's peak was the sum of several models (issue 32: 4.96 GB). Reading the resident size
+    costs microseconds; a collection runs only after a test that grew it by 64 MB or more.
+    """
+    before = _rss_bytes()
+    yield
+    if _rss_bytes() - before >= 64 * 2**20:
+        gc.collect()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:

@@ -6,10 +6,13 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_keras_sequential_without_out_removes_its_temporary_folder(tmp_path):
+    pytest.importorskip('sklearn', reason='the example trains on the digits of scikit-learn')
     tmp = tmp_path / 'tmp'
     tmp.mkdir()
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS='1', TMPDIR=str(tmp))

@@ -102,6 +102,8 @@ def _abort_on_failed_exit() -> None:
     if not MPI.Is_initialized() or MPI.Is_finalized():
         return
     rank, size = MPI.COMM_WORLD.rank, MPI.COMM_WORLD.size
+    if size == 1:
+        return  # nobody waits for a single process: its own exit status says it all
     try:
         sys.stderr.write(f'\n*** chainlet.distributed: rank {rank} of {size} exits with status '
                          f'{code} (sys.exit); aborting the MPI job\n')

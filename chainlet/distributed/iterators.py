@@ -8,6 +8,7 @@ from typing import Any
 import numpy
 
 from chainlet.dataset.iterator import Iterator
+from chainlet.serializers import Deserializer
 
 
 def build_ctrl_msg(stop: bool, is_valid_data_type: bool, is_paired_dataset: bool,
@@ -30,6 +31,12 @@ def parse_ctrl_msg(msg: Any) -> tuple:
     return bool(msg[0]), bool(msg[1]), bool(msg[2]), bool(msg[3]), int(msg[4])
 
 
+def _order_of(iterator: Any) -> Any:
+    """A copy of an iterator's current order (``None``: in dataset order)."""
+    order = getattr(getattr(iterator, '_state', None), 'order', None)
+    return None if order is None else numpy.array(order)
+
+
 def _is_paired(batch: list) -> bool:
     return bool(batch) and isinstance(batch[0], tuple) and len(batch[0]) == 2
 
@@ -42,7 +49,8 @@ class _MultiNodeIteratorMaster(Iterator):
         d['actual_iterator'] = actual_iterator
         d['communicator'] = communicator
         d['rank_master'] = rank_master
-        communicator.bcast_obj(len(actual_iterator.dataset), root=rank_master)
+        communicator.bcast_obj((len(actual_iterator.dataset), _order_of(actual_iterator)),
+                               root=rank_master)
 
     def __next__(self) -> list:
         it = self.actual_iterator
@@ -86,10 +94,15 @@ class _MultiNodeIteratorMaster(Iterator):
         self.actual_iterator.reset()
 
     def serialize(self, serializer: Any) -> None:
-        """Serialize the actual iterator; the other processes follow the master's state."""
-        self.actual_iterator.serialize(serializer)
-        self.communicator.bcast_obj((self.current_position, self.epoch, self.is_new_epoch),
-                                    root=self.rank_master)
+        """Serialize the actual iterator, then give its state to the other processes (which
+        serialize the master's state, not their own: they must deliver its batches)."""
+        it = self.actual_iterator
+        it.serialize(serializer)
+        self.communicator.bcast_obj({
+            'current_position': it.current_position, 'epoch': it.epoch,
+            'is_new_epoch': it.is_new_epoch, 'order': _order_of(it),
+            'previous_epoch_detail': getattr(it, 'previous_epoch_detail', None),
+        }, root=self.rank_master)
 
 
 class _MultiNodeIteratorSlave(Iterator):
@@ -101,7 +114,7 @@ class _MultiNodeIteratorSlave(Iterator):
         self.epoch = 0
         self.current_position = 0
         self.is_new_epoch = False
-        self.dataset_size = communicator.bcast_obj(None, root=rank_master)
+        self.dataset_size, self._order = communicator.bcast_obj(None, root=rank_master)
 
     def __next__(self) -> list:
         msg, epoch, batch = self.communicator.bcast_obj(None, root=self.rank_master)
@@ -118,10 +131,21 @@ class _MultiNodeIteratorSlave(Iterator):
         return self.epoch + self.current_position / max(self.dataset_size, 1)
 
     def serialize(self, serializer: Any) -> None:
-        """Take the master's state (a slave's own saved state is not used: it must deliver
-        exactly the master's batches)."""
-        self.current_position, self.epoch, self.is_new_epoch = self.communicator.bcast_obj(
-            None, root=self.rank_master)
+        """Write the master's state (a snapshot of any process then resumes the master's
+        iteration); when loading, the master's state still wins."""
+        master = self.communicator.bcast_obj(None, root=self.rank_master)
+        for key, value in master.items():
+            if value is None:
+                continue
+            try:
+                serializer(key, value)
+            except KeyError:  # a snapshot without this key
+                pass
+        self.current_position = master['current_position']
+        self.epoch = master['epoch']
+        self.is_new_epoch = master['is_new_epoch']
+        if not isinstance(serializer, Deserializer):
+            self._order = master['order']  # what was saved; loading cannot change the order
 
 
 def create_multi_node_iterator(actual_iterator: Any, communicator: Any,

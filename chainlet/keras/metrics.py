@@ -452,9 +452,32 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
 
 kl_divergence = _from_loss('kl_divergence')
 hinge = _from_loss('hinge')
-huber = _from_loss('huber')
-binary_focal_crossentropy = _from_loss('binary_focal_crossentropy')
-categorical_focal_crossentropy = _from_loss('categorical_focal_crossentropy')
+
+
+def huber(y_true: Any, y_pred: Any, delta: float = 1.0) -> Any:
+    """Per-sample Huber loss (the loss's values, as an array)."""
+    return _from_loss('huber')(y_true, y_pred, delta=delta)
+
+
+def binary_focal_crossentropy(y_true: Any, y_pred: Any, apply_class_balancing: bool = False,
+                              alpha: float = 0.25, gamma: float = 2.0,
+                              from_logits: bool = False, label_smoothing: float = 0.0,
+                              axis: int = -1) -> Any:
+    """Per-sample focal binary cross-entropy (the loss's values, as an array)."""
+    return _from_loss('binary_focal_crossentropy')(
+        y_true, y_pred, apply_class_balancing=apply_class_balancing, alpha=alpha, gamma=gamma,
+        from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+
+
+def categorical_focal_crossentropy(y_true: Any, y_pred: Any, alpha: float = 0.25,
+                                   gamma: float = 2.0, from_logits: bool = False,
+                                   label_smoothing: float = 0.0, axis: int = -1) -> Any:
+    """Per-sample focal categorical cross-entropy (the loss's values, as an array)."""
+    return _from_loss('categorical_focal_crossentropy')(
+        y_true, y_pred, alpha=alpha, gamma=gamma, from_logits=from_logits,
+        label_smoothing=label_smoothing, axis=axis)
+
+
 log_cosh = _from_loss('log_cosh')
 
 

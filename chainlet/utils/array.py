@@ -21,6 +21,9 @@ import numpy
 
 from chainlet import backend
 
+# Compared by identity (a native dtype is a singleton): cheaper than ``== numpy.float16``.
+_FLOAT16 = numpy.dtype(numpy.float16)
+
 
 def as_vec(x: Any) -> Any:
     """Deprecated: ``x`` flattened to 1-d (``x.ravel()``)."""
@@ -114,7 +117,7 @@ def sum_to(x: Any, shape: Sequence[int]) -> Any:
         lead + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1)
     if not axes:
         y = x
-    elif x.dtype == numpy.float16:
+    elif x.dtype is _FLOAT16:
         # NumPy sums float16 along a strided axis in float16 (a broadcast's gradient lost half
         # its value to cancellation over 1000 rows): accumulate in float32, round once.
         y = x.sum(axis=axes, keepdims=True, dtype=numpy.float32).astype(x.dtype)

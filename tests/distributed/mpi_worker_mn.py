@@ -203,6 +203,26 @@ def scenario_trainer_pieces():
         if r == 0 else None, comm)
     batches = [list(b) for b in it]
     assert comm.allgather_obj(batches)[0] == batches and len(batches) == 3
+
+    # Any process's snapshot of a multi-node iterator resumes the master's iteration.
+    class Saver(chainlet.serializer.Serializer):
+        def __init__(self):
+            self.target = {}
+
+        def __getitem__(self, key):
+            raise KeyError(key)
+
+        def __call__(self, key, value):
+            self.target[key] = value
+            return value
+
+    it = cmn.create_multi_node_iterator(
+        chainlet.iterators.SerialIterator(list(range(6)), 2) if r == 0 else None, comm)
+    seen = it.next() + it.next()
+    saver = Saver()
+    it.serialize(saver)
+    assert saver.target['current_position'] == 4 and saver.target['epoch'] == 0
+    assert sorted(seen + [int(v) for v in saver.target['order'][4:]]) == list(range(6))
     it = cmn.create_synchronized_iterator(
         chainlet.iterators.SerialIterator(list(range(8)), 8, shuffle=True), comm)
     first = it.next()

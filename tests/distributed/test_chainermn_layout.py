@@ -32,16 +32,6 @@ def test_public_names_are_chainlets_objects():
         import chainlet.distributed as cmn
         from chainlet.distributed import functions as mnf
         import chainermn
-        import chainermn.communicators.flat_communicator as flat
-        import chainermn.communicators.mpi_communicator_base as base
-        import chainermn.communicators.naive_communicator as naive
-        import chainermn.communicators.non_cuda_aware_communicator as ncuda
-        import chainermn.communicators.pure_nccl_communicator as nccl
-        import chainermn.communicators.hierarchical_communicator as hier
-        import chainermn.communicators.two_dimensional_communicator as twod
-        import chainermn.communicators.single_node_communicator as single
-        from chainermn.communicators._communication_utility import chunked_bcast_obj, INT_MAX
-        from chainermn.communicators import _memory_utility  # noqa: F401
         from chainermn.datasets import create_empty_dataset, scatter_index, DataSizeError
         from chainermn.datasets.scatter import _scatter_index
         from chainermn.extensions import (AllreducePersistent, GenericMultiNodeEvaluator,
@@ -59,14 +49,6 @@ def test_public_names_are_chainlets_objects():
         from chainermn.testing import get_device
 
         assert chainermn.__version__ == '7.8.1'
-        assert naive.NaiveCommunicator is cmn.NaiveCommunicator
-        assert flat.FlatCommunicator is cmn.FlatCommunicator
-        assert base.MpiCommunicatorBase is cmn.MpiCommunicatorBase
-        assert issubclass(ncuda.NonCudaAwareCommunicator, cmn.FlatCommunicator)
-        assert issubclass(hier.HierarchicalCommunicator, cmn.FlatCommunicator)
-        assert issubclass(twod.TwoDimensionalCommunicator, cmn.FlatCommunicator)
-        assert issubclass(single.SingleNodeCommunicator, cmn.FlatCommunicator)
-        assert nccl.PureNcclCommunicator is cmn.PureNcclCommunicator
         assert chainermn.CommunicatorBase is cmn.CommunicatorBase
         assert chainermn.scatter_dataset is cmn.scatter_dataset
         assert chainermn.MultiNodeChainList is cmn.MultiNodeChainList is MultiNodeChainList
@@ -84,6 +66,34 @@ def test_public_names_are_chainlets_objects():
         assert create_empty_dataset([1, 2]) == [(), ()]
         assert issubclass(DataSizeError, RuntimeError)
         assert get_device().name == '@numpy'
+    ''')
+
+
+@pytest.mark.skipif(importlib.util.find_spec('mpi4py') is None,
+                    reason='mpi4py is not installed')
+def test_communicator_modules():
+    # As ChainerMN's, these modules import mpi4py.MPI.
+    _run('''
+        import chainlet.distributed as cmn
+        import chainermn.communicators.flat_communicator as flat
+        import chainermn.communicators.mpi_communicator_base as base
+        import chainermn.communicators.naive_communicator as naive
+        import chainermn.communicators.non_cuda_aware_communicator as ncuda
+        import chainermn.communicators.pure_nccl_communicator as nccl
+        import chainermn.communicators.hierarchical_communicator as hier
+        import chainermn.communicators.two_dimensional_communicator as twod
+        import chainermn.communicators.single_node_communicator as single
+        from chainermn.communicators._communication_utility import chunked_bcast_obj, INT_MAX
+        from chainermn.communicators import _memory_utility  # noqa: F401
+
+        assert naive.NaiveCommunicator is cmn.NaiveCommunicator
+        assert flat.FlatCommunicator is cmn.FlatCommunicator
+        assert base.MpiCommunicatorBase is cmn.MpiCommunicatorBase
+        assert issubclass(ncuda.NonCudaAwareCommunicator, cmn.FlatCommunicator)
+        assert issubclass(hier.HierarchicalCommunicator, cmn.FlatCommunicator)
+        assert issubclass(twod.TwoDimensionalCommunicator, cmn.FlatCommunicator)
+        assert issubclass(single.SingleNodeCommunicator, cmn.FlatCommunicator)
+        assert nccl.PureNcclCommunicator is cmn.PureNcclCommunicator
         assert INT_MAX == 2 ** 31 - 1 and callable(chunked_bcast_obj)
     ''')
 

@@ -143,3 +143,24 @@ def test_packing_round_trip_and_flags():
     assert b.grad is None  # no process had it
     np.testing.assert_array_equal(w.grad, np.arange(6).reshape(2, 3) * 0.5)
     assert w.grad.dtype == np.float32
+
+
+def test_sys_exit_wrapper_records_the_main_threads_status(monkeypatch):
+    # The abort at exit (tests/distributed/test_mpi.py) needs the status of sys.exit(n), which
+    # never reaches sys.excepthook; a thread's sys.exit ends only that thread.
+    import threading
+    from chainlet.distributed import _except_hook as hook
+    monkeypatch.setattr(hook, '_exit_status', {})
+    wrapped = hook._ExitWrapper(sys.exit)
+    with pytest.raises(SystemExit) as info:
+        wrapped(3)
+    assert info.value.code == 3 and hook._exit_status == {'status': 3}
+
+    def in_thread():
+        with pytest.raises(SystemExit):
+            wrapped(5)
+    thread = threading.Thread(target=in_thread)
+    thread.start()
+    thread.join()
+    assert hook._exit_status == {'status': 3}
+    assert [hook._exit_code(s) for s in (None, 0, 7, 'message', True)] == [0, 0, 7, 1, 1]

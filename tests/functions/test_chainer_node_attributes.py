@@ -41,6 +41,8 @@ def test_unpooling_2d_settings():
 
 def test_activation_names():
     assert _node(F.clipped_relu(_v(3), 2.5)).cap == 2.5
+    f = _node(F.selu(_v(3), alpha=1.5, scale=2.0))
+    assert (type(f).__name__, f.alpha, f.scale) == ('Selu', 1.5, 2.0)
     f = _node(F.prelu(_v(2, 3), _v(3)))
     assert type(f).__name__ == 'PReLUFunction'
     from chainlet.functions.activation import prelu
@@ -93,6 +95,14 @@ def test_where_keeps_the_condition_as_a_setting():
     F.sum(z).backward()
     np.testing.assert_array_equal(x.grad, c.astype(np.float32))
     np.testing.assert_array_equal(y.grad, (~c).astype(np.float32))
+
+
+def test_softmax_cross_entropy_retains_both_inputs():
+    x, t = _v(3, 4), np.array([0, 3, 1], np.int32)
+    f = _node(F.softmax_cross_entropy(x, t))
+    kept_x, kept_t = f.get_retained_inputs()
+    assert kept_x.array is x.array and kept_t.array is t
+    assert (f.normalize, f.class_weight, f.ignore_label, f.reduce) == (True, None, -1, 'mean')
 
 
 def test_batch_normalization_axis_becomes_the_reduced_axes():

@@ -334,3 +334,56 @@ def test_crossentropy_metric_arguments_as_keras():
                                                axis=-1), -np.log([0.8, 0.6]), rtol=1e-6)
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, axis=-1)
     assert float(loss([1, 0], y)) > 0 and loss.get_config()['axis'] == -1
+
+
+# Weight and output shapes as Keras 3.15 gives them (its values were also compared, equal).
+@pytest.mark.parametrize('equation, output_shape, bias_axes, input_shape, weights, out', [
+    ('ab,bc->ac', 4, 'c', (2, 3), [(3, 4), (4,)], (2, 4)),
+    ('abc,cde->abde', (None, 2, 4), 'de', (3, 5, 6), [(6, 2, 4), (2, 4)], (3, 5, 2, 4)),
+    ('...b,bc->...c', 4, 'c', (2, 3, 5), [(5, 4), (4,)], (2, 3, 4)),
+    ('abc,cd->abd', (5, 2), 'bd', (3, 5, 6), [(6, 2), (5, 2)], (3, 5, 2)),
+    ('ab...,bc->ac...', (4, 7), None, (2, 3, 7), [(3, 4)], (2, 4, 7)),
+])
+def test_einsum_dense_matches_keras(equation, output_shape, bias_axes, input_shape, weights,
+                                    out):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(input_shape).astype('float32')
+    layer = keras.layers.EinsumDense(equation, output_shape=output_shape, bias_axes=bias_axes,
+                                     activation='relu')
+    layer(x)
+    assert [tuple(w.shape) for w in layer.weights] == weights
+    ws = [rng.standard_normal(s).astype('float32') for s in weights]
+    layer.set_weights(ws)
+    want = np.einsum(equation, x, ws[0]) + (ws[1] if len(ws) > 1 else 0)
+    np.testing.assert_allclose(layer(x).array, np.maximum(want, 0), rtol=1e-5, atol=1e-5)
+    assert layer(x).shape == out
+    clone = keras.layers.EinsumDense.from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config()
+
+
+def test_einsum_dense_trains_and_checks_equations():
+    inp = keras.Input((5, 6))
+    out = keras.layers.EinsumDense('abc,cd->abd', output_shape=(None, 3), bias_axes='d')(inp)
+    model = keras.Model(inp, out)
+    assert model.output_shape == (None, None, 3)  # Keras too: output_shape's None stays
+    model.compile('adam', 'mse')
+    x = np.random.default_rng(0).standard_normal((4, 5, 6)).astype(np.float32)
+    assert np.isfinite(model.train_on_batch(x, np.zeros((4, 5, 3), np.float32)))
+    with pytest.raises(ValueError, match='invalid equation'):
+        keras.layers.EinsumDense('ab->b', 3)(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match='bias axis'):
+        keras.layers.EinsumDense('ab,bc->ac', 3, bias_axes='z')(np.ones((2, 3), np.float32))
+
+
+def test_pipeline_augments_by_default_and_round_trips():
+    pipeline = keras.layers.Pipeline([keras.layers.RandomFlip('horizontal', seed=1),
+                                      keras.layers.Rescaling(2.0)])
+    x = np.arange(8, dtype='float32').reshape(1, 2, 4, 1)
+    flips = sum(bool((pipeline(x).array != 2 * x).any()) for _ in range(20))
+    assert 0 < flips < 20  # training mode unless told otherwise, as Keras's Pipeline
+    for _ in range(5):
+        np.testing.assert_array_equal(pipeline(x, training=False).array, 2 * x)
+    clone = keras.layers.Pipeline.from_config(pipeline.get_config())
+    assert [type(layer).__name__ for layer in clone.layers] == ['RandomFlip', 'Rescaling']
+    with pytest.raises(TypeError, match='not a keras Layer'):
+        keras.layers.Pipeline([len])

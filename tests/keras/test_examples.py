@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -22,6 +24,7 @@ def test_keras_functional_example():
 
 
 def test_keras_sequential_example(tmp_path):
+    pytest.importorskip('sklearn', reason='the example trains on the digits of scikit-learn')
     out = _run('keras_sequential.py', '--epochs', '3', '--out', str(tmp_path), '--verbose', '0')
     assert 'best val_accuracy' in out and 'checkpoint reloaded' in out
     assert (tmp_path / 'log.csv').exists() and (tmp_path / 'best.keras').exists()

@@ -125,3 +125,13 @@ def test_snapshot_initialize_alone_still_autoloads(setup_factory, tmp_path):
     again.trainer.extend(snapshot, trigger=(3, 'iteration'))
     snapshot.initialize(again.trainer)  # as Chainer's tests call it, outside Trainer.run
     assert again.updater.iteration == 3
+
+
+def test_a_mock_extension_gets_no_autoload_call(setup_factory):
+    from unittest import mock
+    s = setup_factory(stop=(1, 'iteration'))
+    ext = mock.MagicMock()
+    s.trainer.extend(ext, name='mock')
+    s.trainer.run()
+    assert 'autoload_snapshot' not in [c[0] for c in ext.method_calls]
+    assert ext.called

@@ -84,7 +84,7 @@ class LinearFunction(FunctionNode):
                 ret.append(_grad_data(W, gy, numpy))
             elif i == 1:
                 ret.append(_grad_weight(x, gy, W.dtype, numpy))
-            elif gy.dtype == numpy.float16:  # as Sum does: a float16 sum over the batch in float32
+            elif gy.dtype.char == 'e':  # as Sum does: a float16 sum over the batch in float32
                 ret.append(numpy.add.reduce(gy, 0, dtype=numpy.float32).astype(gy.dtype))
             else:
                 ret.append(numpy.add.reduce(gy, 0))

@@ -71,7 +71,8 @@ class KerasVariable(Parameter):
                 raise ValueError(f'keras.Variable "{name or "variable"}": argument shape is '
                                  f'required when initializer is an initializer '
                                  f'({initializer!r}), not a value')
-            array = numpy.empty(tuple(int(s) for s in shape), numpy.dtype(dtype or config.floatx()))
+            array = numpy.empty(tuple(int(s) for s in shape),
+                                numpy.dtype(dtype or config.floatx()))
             initializers.get(initializer)(array)
         else:
             value = _as_array(initializer)

@@ -32,6 +32,8 @@ from chainlet.keras.layers.link_layer import LinkLayer  # noqa: F401,E402
 from chainlet.keras.layers.conv_lstm import (  # noqa: F401,E402
     ConvLSTM1D, ConvLSTM2D, ConvLSTM3D)
 from chainlet.keras.layers.wrapper import Wrapper  # noqa: F401,E402
+from chainlet.keras.layers.einsum_dense import EinsumDense  # noqa: F401,E402
+from chainlet.keras.layers.pipeline import Pipeline  # noqa: F401,E402
 from chainlet.keras.layers.activation_layers import (  # noqa: F401
     ELU, LeakyReLU, PReLU, ReLU, Rescaling, Softmax)
 from chainlet.keras.layers.preprocessing import (  # noqa: F401,E402

@@ -1,6 +1,7 @@
 """ChainerMN's communication helpers, on :mod:`chainlet.distributed`."""
 from typing import Any
 
+import mpi4py.MPI  # noqa: F401  (as ChainerMN's module, importing it initializes MPI)
 import numpy
 
 from chainlet.distributed import _mpi

@@ -1,6 +1,7 @@
 """ChainerMN's buffer helper, for host arrays (CuPy arrays travel through host memory)."""
 from typing import Any
 
+import mpi4py.MPI  # noqa: F401  (as ChainerMN's module, importing it initializes MPI)
 import numpy
 
 from chainlet import backend

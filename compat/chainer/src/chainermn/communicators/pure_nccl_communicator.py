@@ -1,2 +1,5 @@
 """ChainerMN's module path of chainlet's communicator class."""
+# As ChainerMN's module, importing it initializes MPI (code uses mpi4py.MPI right after).
+import mpi4py.MPI  # noqa: F401
+
 from chainlet.distributed.pure_nccl import PureNcclCommunicator  # noqa: F401
