@@ -8,10 +8,12 @@ becomes a generated page under ``source/`` showing it (a folder becomes a page l
 files), and the links are rewritten to those pages. ``mkdocs build --strict`` still fails on a
 link that is really broken.
 
-The API reference of ``chainlet.functions`` is one page per family (``api/functions/<family>``),
-generated from the family's ``_exports.py``: the public functions first, in alphabetical order,
-then a table of the family's ``FunctionNode`` classes (what custom-function authors and Chainer
-code subclass or name), so no page opens with internal classes and none is megabytes long.
+The API reference of ``chainlet.functions`` is one page per family
+(``docs/api/functions/<family>.md``), written from the family's ``_exports.py`` by
+``python tools/mkdocs_hooks.py``: the public functions first, in alphabetical order, then a
+table of the family's ``FunctionNode`` classes (what custom-function authors and Chainer code
+subclass or name), so no page opens with internal classes and none is megabytes long.
+``tests/test_docs_site.py`` fails when a page is out of date.
 """
 from __future__ import annotations
 
@@ -117,10 +119,7 @@ def _family_page(family: str) -> str:
 
 
 def on_files(files: Any, config: Any) -> Any:
-    """Add the generated pages: the functions' API families and the files pages link to."""
-    for family in _FAMILIES:
-        files.append(File.generated(config, f'api/functions/{family}.md',
-                                    content=_family_page(family)))
+    """Add the generated pages that show the files outside docs/ that pages link to."""
     wanted = set()
     for file in list(files):
         if file.src_uri.endswith('.md') and file.abs_src_path:
@@ -151,3 +150,15 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return f'{m.group(1)}{target}{m.group("rest")}'
 
     return _LINK.sub(rewrite, markdown)
+
+
+def write_family_pages() -> None:
+    """Write ``docs/api/functions/<family>.md`` for every family (run this file)."""
+    out = _ROOT / 'docs' / 'api' / 'functions'
+    out.mkdir(exist_ok=True)
+    for family in _FAMILIES:
+        (out / f'{family}.md').write_text(_family_page(family), encoding='utf-8')
+
+
+if __name__ == '__main__':
+    write_family_pages()
