@@ -173,7 +173,7 @@ def _recopy_hot_code(cls: type, name: str, deleted: bool) -> None:
     reaches every function class (and a restored original comes back everywhere); ``cls``
     itself too when its own method was deleted."""
     subclasses: list = []
-    todo = list(type.__subclasses__(cls))
+    todo: list = list(type.__subclasses__(cls))
     while todo:
         sub = todo.pop()
         if sub not in subclasses:

@@ -116,3 +116,18 @@ def test_home_page_starts_where_a_user_starts(site: pathlib.Path) -> None:
                                      '## Map of these pages')]
     assert order == sorted(order)
     assert 'pip install chainlet-dl' in text
+
+
+def test_functions_reference_pages_are_up_to_date() -> None:
+    """docs/api/functions/<family>.md list what the family exports (``python
+    tools/mkdocs_hooks.py`` rewrites them)."""
+    _require_docs_extra()
+    spec = importlib.util.spec_from_file_location('_hooks', ROOT / 'tools' / 'mkdocs_hooks.py')
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    families = {p.parent.name for p in (ROOT / 'chainlet' / 'functions').glob('*/_exports.py')}
+    assert families == set(hooks._FAMILIES)
+    for family in sorted(families):
+        page = ROOT / 'docs' / 'api' / 'functions' / f'{family}.md'
+        assert page.read_text(encoding='utf-8') == hooks._family_page(family), (
+            f'{page} is out of date: run python tools/mkdocs_hooks.py')
