@@ -173,7 +173,7 @@ class ArrayCollectives:
         mine = self.mpi_comm.scatter(metas, root=root)
         host = numpy.empty(mine.shapes[0], mine.dtype)
         if self.rank == root:
-            send_parts = [_host(p).reshape(-1) for p in parts]
+            send_parts = [_host(p).reshape(-1) for p in parts or ()]
             flat = numpy.concatenate(send_parts) if send_parts else numpy.empty(0, mine.dtype)
             counts = [p.size * mine.dtype.itemsize for p in send_parts]
             send = [flat.view(numpy.uint8), (counts, _offsets(counts)), _wire(flat)[1]]

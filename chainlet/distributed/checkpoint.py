@@ -79,6 +79,12 @@ class MultiNodeCheckpointer(extension.Extension):
             self.path = trainer.out
         self.save(trainer, trainer.updater.iteration)
 
+    def _dir(self) -> str:
+        if self.path is None:
+            raise RuntimeError('MultiNodeCheckpointer: no folder yet; pass path= or call it '
+                               'from a trainer (which gives its out folder)')
+        return self.path
+
     def save(self, target: Any, iteration: int) -> None:
         """Write ``target`` as ``<name>.<rank>.<iteration>`` (every process, at the same
         iteration); every ``gc_interval`` saves beyond ``cp_interval``, the files of
@@ -86,13 +92,14 @@ class MultiNodeCheckpointer(extension.Extension):
         then)."""
         from chainlet.serializers import save_npz
         filename = self._filename(iteration)
-        os.makedirs(self.path, exist_ok=True)
+        folder = self._dir()
+        os.makedirs(folder, exist_ok=True)
         self.stats.start()
-        fd, tmp = tempfile.mkstemp(prefix='tmp-' + filename, dir=self.path)
+        fd, tmp = tempfile.mkstemp(prefix='tmp-' + filename, dir=folder)
         os.close(fd)
         try:
             save_npz(tmp, target)
-            os.replace(tmp, os.path.join(self.path, filename))
+            os.replace(tmp, os.path.join(folder, filename))
         except BaseException:
             if os.path.exists(tmp):
                 os.remove(tmp)
@@ -106,7 +113,7 @@ class MultiNodeCheckpointer(extension.Extension):
         """Remove this process's checkpoints (training ended without error)."""
         for name in self.files:
             try:
-                os.remove(os.path.join(self.path, name))
+                os.remove(os.path.join(self._dir(), name))
             except OSError:
                 pass
         self.files = []
@@ -132,7 +139,7 @@ class MultiNodeCheckpointer(extension.Extension):
         self._sync_file_list()
         iterations = [i for _, _, i in self._parse_filenames(self.files)]
         if iterations:
-            load_npz(os.path.join(self.path, self._filename(max(iterations))), trainer)
+            load_npz(os.path.join(self._dir(), self._filename(max(iterations))), trainer)
             if optimizer is not None and hasattr(optimizer, 'mark_synced'):
                 optimizer.mark_synced()
 
@@ -147,7 +154,7 @@ class MultiNodeCheckpointer(extension.Extension):
         if remove_remainder:
             for name in set(self.files) - set(files):
                 try:
-                    os.remove(os.path.join(self.path, name))
+                    os.remove(os.path.join(self._dir(), name))
                 except OSError:
                     pass
         self.files = files

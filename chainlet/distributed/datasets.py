@@ -70,7 +70,7 @@ def scatter_index(n_total_samples: int, comm: Any, root: int = 0, *,
         ``(begin, end)``, end excluded.
     """
     if comm.rank == root:
-        mine = None
+        mine: tuple = ()
         for i, bounds in enumerate(shard_bounds(n_total_samples, comm.size,
                                                 force_equal_length)):
             if i == root:

@@ -201,9 +201,6 @@ class MultiNodeEarlyStoppingTrigger:
         self.aggregator(trainer)
         return self.actual_trigger(trainer)
 
-    def _stop_condition(self) -> bool:
-        return self.actual_trigger._stop_condition()
-
     def _init_summary(self) -> None:
         self.actual_trigger._init_summary()
 

@@ -198,14 +198,14 @@ def create_mnbn_model(link: Link, comm: Any, communication_backend: str = 'auto'
             mnbn.__dict__[name] = copy.deepcopy(link.__dict__[name])
         return mnbn
     if isinstance(link, Chain):
-        new = copy.deepcopy(link)
+        chain = copy.deepcopy(link)
         for name in link._children:
-            new.__dict__[name] = create_mnbn_model(link.__dict__[name], comm,
-                                                   communication_backend)
-        return new
+            chain.__dict__[name] = create_mnbn_model(link.__dict__[name], comm,
+                                                     communication_backend)
+        return chain
     if isinstance(link, (Sequential, ChainList)):
-        new = copy.deepcopy(link)
+        chain_list = copy.deepcopy(link)
         for i, child in enumerate(link):
-            new[i] = create_mnbn_model(child, comm, communication_backend)
-        return new
+            chain_list[i] = create_mnbn_model(child, comm, communication_backend)
+        return chain_list
     return copy.deepcopy(link)
