@@ -39,6 +39,9 @@ _variable_methods.install()
 
 __version__ = '0.1.0'
 
+# The Chainer release whose API chainlet implements (``chainer.__version__`` under compat/chainer).
+_CHAINER_API_VERSION = '7.8.1'
+
 # Silences the FutureWarning of chainlet.utils.experimental (Chainer's flag and variable name).
 disable_experimental_feature_warning = any(
     os.environ.get(f'{lib}_DISABLE_EXPERIMENTAL_FEATURE_WARNING', '0') not in ('', '0')

@@ -524,6 +524,50 @@ class MeanSquaredLogarithmicError(MeanMetricWrapper):
         super().__init__(mean_squared_logarithmic_error, name=name)
 
 
+def pearson_correlation(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
+    """Pearson correlation of ``y_true`` and ``y_pred`` along ``axis`` (one value per sample,
+    Keras's formula: standardized values, then their mean product)."""
+    xp, t, y = _arrays(y_true, y_pred)
+    t, y = _same_rank(t, y)
+    t = t.astype(y.dtype)
+    tn = t - t.mean(axis=axis, keepdims=True)
+    yn = y - y.mean(axis=axis, keepdims=True)
+    tn = tn / tn.std(axis=axis, keepdims=True)
+    yn = yn / yn.std(axis=axis, keepdims=True)
+    return (tn * yn).mean(axis=axis)
+
+
+def concordance_correlation(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
+    """Lin's concordance correlation along ``axis``, with Keras 3's formula (whose covariance
+    centres ``y_true`` on the mean of ``y_pred``, as here)."""
+    xp, t, y = _arrays(y_true, y_pred)
+    t, y = _same_rank(t, y)
+    t = t.astype(y.dtype)
+    t_mean = t.mean(axis=axis, keepdims=True)
+    y_mean = y.mean(axis=axis, keepdims=True)
+    t_var = (t - t_mean).var(axis=axis, keepdims=True)
+    y_var = (y - y_mean).var(axis=axis, keepdims=True)
+    covar = (t - y_mean) * (y - y_mean)
+    norm = t_var + y_var + (t_mean - y_mean) ** 2
+    return (2 * covar / (norm + _EPSILON)).mean(axis=axis)
+
+
+class PearsonCorrelation(MeanMetricWrapper):
+    """Mean over samples of :func:`pearson_correlation` along ``axis``."""
+
+    def __init__(self, name: str = 'pearson_correlation', dtype: Any = None,
+                 axis: int = -1) -> None:
+        super().__init__(pearson_correlation, name=name, axis=axis)
+
+
+class ConcordanceCorrelation(MeanMetricWrapper):
+    """Mean over samples of :func:`concordance_correlation` along ``axis``."""
+
+    def __init__(self, name: str = 'concordance_correlation', dtype: Any = None,
+                 axis: int = -1) -> None:
+        super().__init__(concordance_correlation, name=name, axis=axis)
+
+
 class RootMeanSquaredError(Mean):
     """Square root of the (weighted) mean of squared errors over all elements."""
 
@@ -1456,6 +1500,8 @@ _FUNCTIONS: dict = {
     'sparse_categorical_crossentropy': sparse_categorical_crossentropy,
     'kl_divergence': kl_divergence, 'kld': kl_divergence, 'hinge': hinge,
     'squared_hinge': squared_hinge, 'poisson': poisson, 'categorical_hinge': categorical_hinge,
+    'pearson_correlation': pearson_correlation,
+    'concordance_correlation': concordance_correlation,
 }
 _CLASSES: dict = {c.__name__: c for c in (
     Mean, Sum, Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
@@ -1466,7 +1512,7 @@ _CLASSES: dict = {c.__name__: c for c in (
     Poisson, TruePositives, FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall,
     AUC, FBetaScore, F1Score, R2Score, IoU, MeanIoU, BinaryIoU, OneHotIoU, OneHotMeanIoU,
     SensitivityAtSpecificity, SpecificityAtSensitivity, PrecisionAtRecall, RecallAtPrecision,
-    CategoricalHinge)}
+    CategoricalHinge, PearsonCorrelation, ConcordanceCorrelation)}
 # Keras also knows the classes by their snake-case names ('precision', 'auc', ...).
 _SNAKE_CLASSES: dict = {}
 _BY_FUNCTION = {accuracy: Accuracy, binary_accuracy: BinaryAccuracy,
@@ -1482,7 +1528,9 @@ _BY_FUNCTION = {accuracy: Accuracy, binary_accuracy: BinaryAccuracy,
                 categorical_crossentropy: CategoricalCrossentropy,
                 sparse_categorical_crossentropy: SparseCategoricalCrossentropy,
                 kl_divergence: KLDivergence, hinge: Hinge, squared_hinge: SquaredHinge,
-                poisson: Poisson, categorical_hinge: CategoricalHinge}
+                poisson: Poisson, categorical_hinge: CategoricalHinge,
+                pearson_correlation: PearsonCorrelation,
+                concordance_correlation: ConcordanceCorrelation}
 
 
 def resolve_accuracy(loss: Any, y_true_shape: tuple, y_pred_shape: tuple) -> Callable:

@@ -20,7 +20,7 @@ import re
 import sys
 import unittest
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Optional
 
 _REQUIREMENT = re.compile(r'^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)$')
 
@@ -35,14 +35,32 @@ def _version_tuple(version: str) -> tuple:
     return tuple(parts)
 
 
+def _installed_version(name: str) -> Optional[str]:
+    """The version a requirement on ``name`` is checked against, or ``None`` if not installed.
+
+    ``chainlet`` is the distribution ``chainlet-dl``. ``chainer`` is the installed ``chainer``
+    distribution (``compat/chainer``) if any; otherwise chainlet itself stands for Chainer (a
+    Chainer test run with ``chainer`` imported as chainlet), so it is the Chainer API version
+    chainlet implements.
+    """
+    key = re.sub(r'[-_.]+', '-', name).lower()
+    try:
+        return importlib.metadata.version('chainlet-dl' if key == 'chainlet' else name)
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    if key == 'chainer':
+        import chainlet
+        return chainlet._CHAINER_API_VERSION
+    return None
+
+
 def _satisfied(requirement: str) -> bool:
     match = _REQUIREMENT.match(requirement)
     if match is None:
         raise ValueError(f'with_requires: cannot parse requirement {requirement!r}')
     name, spec = match.group(1), match.group(2).strip()
-    try:
-        installed = importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
+    installed = _installed_version(name)
+    if installed is None:
         return False
     if not spec:
         return True

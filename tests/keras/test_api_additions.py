@@ -387,3 +387,19 @@ def test_pipeline_augments_by_default_and_round_trips():
     assert [type(layer).__name__ for layer in clone.layers] == ['RandomFlip', 'Rescaling']
     with pytest.raises(TypeError, match='not a keras Layer'):
         keras.layers.Pipeline([len])
+
+
+def test_correlation_metrics_match_keras():
+    rng = np.random.default_rng(0)
+    t = rng.standard_normal((3, 6)).astype('float32')
+    y = (t + rng.standard_normal((3, 6)) * 0.5).astype('float32')
+    np.testing.assert_allclose(keras.metrics.pearson_correlation(t, y),
+                               [0.78332, 0.99546, 0.98595], atol=1e-5)
+    np.testing.assert_allclose(keras.metrics.concordance_correlation(t, y),
+                               [0.66897, 0.95551, 0.95341], atol=1e-5)
+    pearson = keras.metrics.get('pearson_correlation')
+    pearson.update_state(t, y)
+    assert float(pearson.result()) == pytest.approx(0.92158, abs=1e-5)
+    ccc = keras.metrics.ConcordanceCorrelation(axis=-1)
+    ccc.update_state(t, y)
+    assert float(ccc.result()) == pytest.approx(0.8593, abs=1e-4)

@@ -17,7 +17,7 @@ from typing import Any, Optional, Sequence
 import chainlet
 
 #: The Chainer release whose API this implements.
-CHAINER_API_VERSION = '7.8.1'
+CHAINER_API_VERSION: str = getattr(chainlet, '_CHAINER_API_VERSION', '7.8.1')
 
 # Attributes this module keeps for itself; every other one lives on chainlet.
 _OWN = frozenset({
