@@ -66,6 +66,13 @@ class Initializer:
         source = numpy.random if self.rng is None else self.rng
         return numpy.asarray(getattr(source, method)(size=shape, **kwargs))
 
+    def _fill_random(self, array: Any, method: str, **kwargs: Any) -> None:
+        """Fill ``array`` with :meth:`_draw`'s values, drawn a chunk at a time so that no
+        float64 copy of a big weight is made (same values as one draw)."""
+        from chainlet import _chunked_random
+        source = numpy.random if self.rng is None else self.rng
+        _chunked_random.fill(array, source, method, **kwargs)
+
     def _randint2(self) -> int:
         """0 or 1, from ``rng`` (RandomState or Generator) or NumPy's global state."""
         source = numpy.random if self.rng is None else self.rng

@@ -60,7 +60,9 @@ class Parameter(Variable):
         self._grad_valid = True
         if backend.is_array(initializer):
             super().__init__(initializer, name=name)
-            self.initializer = initializers.Constant(initializer.copy(), initializer.dtype) \
+            # The array itself, not a copy, as in Chainer (its ``initializer`` is the array):
+            # a copy doubled the memory of every model built from arrays (all Keras weights).
+            self.initializer = initializers.Constant(initializer, initializer.dtype) \
                 if isinstance(initializer, numpy.ndarray) else initializers.NaN(initializer.dtype)
             return
         self.initializer = initializers.get_initializer(initializer)

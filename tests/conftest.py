@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from typing import Any
 
 import pytest
 
@@ -30,20 +31,37 @@ def _rss_bytes() -> int:
         return 0
 
 
-@pytest.fixture(autouse=True)
-def _collect_cycles_after_big_tests():
+_GROWTH = 64 * 2**20  # a test (or a test module) that grew the process this much: collect
+_PILE = 256 * 2**20  # growth since the last collection that triggers one anyway
+_rss_marks = {'collected': 0, 'module': 0}
+_module_of_last_item = [None]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Any:
     """Free the reference cycles a test left behind when it grew the process by much.
 
     Models are reference cycles (Keras layers and their nodes, links and their parents), freed
     only when the garbage collector runs, and it runs by counts of objects, not by bytes: the
     1 GB of a VGG19 built by one test waited for a collection several tests later, so the
     suite's peak was the sum of several models (issue 32: 4.96 GB). Reading the resident size
-    costs microseconds; a collection runs only after a test that grew it by 64 MB or more.
+    costs microseconds; a collection runs after a test that grew it by 64 MB or more, after the
+    last test of a module that did (its module-scoped fixtures, a model shared by its tests,
+    are dropped in that test's teardown, which this wraps), and whenever the process grew by
+    256 MB since the last collection (many smaller models piling up).
     """
+    module = getattr(item, 'module', None)
     before = _rss_bytes()
+    if module is not _module_of_last_item[0]:
+        _module_of_last_item[0] = module
+        _rss_marks['module'] = before
     yield
-    if _rss_bytes() - before >= 64 * 2**20:
+    after = _rss_bytes()
+    module_ends = nextitem is None or getattr(nextitem, 'module', None) is not module
+    if (after - before >= _GROWTH or after - _rss_marks['collected'] >= _PILE
+            or (module_ends and after - _rss_marks['module'] >= _GROWTH)):
         gc.collect()
+        _rss_marks['collected'] = _rss_bytes()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:

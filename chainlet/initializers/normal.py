@@ -30,7 +30,7 @@ class Normal(Initializer):
 
     def __call__(self, array: Any) -> None:
         self._check_dtype(array)
-        self._fill(array, self._draw('normal', array.shape, loc=0.0, scale=self._std(array)))
+        self._fill_random(array, 'normal', loc=0.0, scale=self._std(array))
 
     def _std(self, array: Any) -> float:
         return self.scale

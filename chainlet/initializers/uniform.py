@@ -31,7 +31,7 @@ class Uniform(Initializer):
     def __call__(self, array: Any) -> None:
         self._check_dtype(array)
         limit = self._limit(array)
-        self._fill(array, self._draw('uniform', array.shape, low=-limit, high=limit))
+        self._fill_random(array, 'uniform', low=-limit, high=limit)
 
     def _limit(self, array: Any) -> float:
         return self.scale

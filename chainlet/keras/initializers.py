@@ -20,6 +20,8 @@ from typing import Any, Optional
 
 import numpy
 
+from chainlet import _chunked_random
+
 
 def compute_fans(shape: tuple, input_axes: Any = None,
                  output_axes: Any = None) -> tuple[float, float]:
@@ -57,15 +59,38 @@ class Initializer:
         if shape is not None:
             from chainlet.keras import config
             dims = tuple(int(s) for s in shape)
-            return self.generate(dims).astype(dtype or config.floatx())
+            out = numpy.empty(dims, dtype or config.floatx())
+            self._write(out)
+            return out
         if array is None:
             raise TypeError(f'{type(self).__name__}: expected an array to fill or a shape')
-        array[...] = self.generate(tuple(array.shape)).astype(array.dtype)
+        self._write(array)
         return None
 
     def generate(self, shape: tuple) -> numpy.ndarray:
         """Return a new float64 array of ``shape``."""
-        raise NotImplementedError(f'{type(self).__name__} must implement generate')
+        if type(self)._fill_into is Initializer._fill_into:
+            raise NotImplementedError(f'{type(self).__name__} must implement generate')
+        out = numpy.empty(shape)
+        self._fill_into(out)
+        return out
+
+    def _fill_into(self, out: Any) -> None:
+        """Write this initializer's values, converted, into ``out``: the random ones draw a
+        chunk at a time, so that a big weight never exists in float64 (VGG19's first dense
+        kernel: 822 MB)."""
+        out[...] = self.generate(tuple(out.shape))
+
+    def _write(self, out: Any) -> None:
+        # a subclass that overrides generate below the class that defines _fill_into (a user's
+        # RandomNormal with its own generate) gets its generate used
+        mro = type(self).__mro__
+        owner_generate = next(k for k in mro if 'generate' in vars(k))
+        owner_fill = next(k for k in mro if '_fill_into' in vars(k))
+        if issubclass(owner_fill, owner_generate):
+            self._fill_into(out)
+        else:
+            out[...] = self.generate(tuple(out.shape))
 
     def get_config(self) -> dict:
         return {'seed': self.seed} if 'seed' in vars(self) else {}
@@ -84,6 +109,9 @@ class Zeros(Initializer):
     def generate(self, shape: tuple) -> numpy.ndarray:
         return numpy.zeros(shape)
 
+    def _fill_into(self, out: Any) -> None:
+        out[...] = 0.0
+
     def get_config(self) -> dict:
         return {}
 
@@ -93,6 +121,9 @@ class Ones(Zeros):
 
     def generate(self, shape: tuple) -> numpy.ndarray:
         return numpy.ones(shape)
+
+    def _fill_into(self, out: Any) -> None:
+        out[...] = 1.0
 
 
 class Constant(Initializer):
@@ -104,6 +135,9 @@ class Constant(Initializer):
 
     def generate(self, shape: tuple) -> numpy.ndarray:
         return numpy.full(shape, self.value, dtype=numpy.float64)
+
+    def _fill_into(self, out: Any) -> None:
+        out[...] = numpy.asarray(self.value, numpy.float64)
 
     def get_config(self) -> dict:
         return {'value': self.value}
@@ -117,8 +151,8 @@ class RandomNormal(Initializer):
         super().__init__(seed)
         self.mean, self.stddev = mean, stddev
 
-    def generate(self, shape: tuple) -> numpy.ndarray:
-        return self._random().normal(self.mean, self.stddev, size=shape)
+    def _fill_into(self, out: Any) -> None:
+        _chunked_random.fill(out, self._random(), 'normal', loc=self.mean, scale=self.stddev)
 
     def get_config(self) -> dict:
         return {'mean': self.mean, 'stddev': self.stddev, 'seed': self.seed}
@@ -132,27 +166,18 @@ class RandomUniform(Initializer):
         super().__init__(seed)
         self.minval, self.maxval = minval, maxval
 
-    def generate(self, shape: tuple) -> numpy.ndarray:
-        return self._random().uniform(self.minval, self.maxval, size=shape)
+    def _fill_into(self, out: Any) -> None:
+        _chunked_random.fill(out, self._random(), 'uniform', low=self.minval, high=self.maxval)
 
     def get_config(self) -> dict:
         return {'minval': self.minval, 'maxval': self.maxval, 'seed': self.seed}
 
 
-def _truncated_normal(random: Any, stddev: float, shape: tuple) -> numpy.ndarray:
-    values = random.normal(0.0, stddev, size=shape)
-    bad = numpy.abs(values) > 2 * stddev
-    while bad.any():  # redraw outside two standard deviations, as Keras does
-        values[bad] = random.normal(0.0, stddev, size=int(bad.sum()))
-        bad = numpy.abs(values) > 2 * stddev
-    return values
-
-
 class TruncatedNormal(RandomNormal):
     """Normal truncated at two standard deviations."""
 
-    def generate(self, shape: tuple) -> numpy.ndarray:
-        return self.mean + _truncated_normal(self._random(), self.stddev, shape)
+    def _fill_into(self, out: Any) -> None:
+        _chunked_random.fill_truncated_normal(out, self._random(), self.stddev, mean=self.mean)
 
 
 class VarianceScaling(Initializer):
@@ -175,18 +200,20 @@ class VarianceScaling(Initializer):
             raise ValueError(f'VarianceScaling: argument scale: expected > 0, got {scale}')
         self.scale, self.mode, self.distribution = scale, mode, distribution
 
-    def generate(self, shape: tuple) -> numpy.ndarray:
-        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
+    def _fill_into(self, out: Any) -> None:
+        fan_in, fan_out = compute_fans(tuple(out.shape), self.input_axes, self.output_axes)
         fan = {'fan_in': fan_in, 'fan_out': fan_out, 'fan_avg': (fan_in + fan_out) / 2}[self.mode]
         scale = self.scale / max(1.0, fan)
         random = self._random()
         if self.distribution == 'truncated_normal':
             # 0.879... is the std of a unit normal truncated at two standard deviations
-            return _truncated_normal(random, math.sqrt(scale) / 0.87962566103423978, shape)
-        if self.distribution == 'untruncated_normal':
-            return random.normal(0.0, math.sqrt(scale), size=shape)
-        limit = math.sqrt(3.0 * scale)
-        return random.uniform(-limit, limit, size=shape)
+            _chunked_random.fill_truncated_normal(
+                out, random, math.sqrt(scale) / 0.87962566103423978)
+        elif self.distribution == 'untruncated_normal':
+            _chunked_random.fill(out, random, 'normal', loc=0.0, scale=math.sqrt(scale))
+        else:
+            limit = math.sqrt(3.0 * scale)
+            _chunked_random.fill(out, random, 'uniform', low=-limit, high=limit)
 
     def get_config(self) -> dict:
         config = {'scale': self.scale, 'mode': self.mode, 'distribution': self.distribution,
