@@ -472,13 +472,11 @@ class Link(DeviceResident):
             rd['_persistent'] = set(self._persistent)
             rd['name'] = None
             for name in ret._params:
-                original = rd[name]
-                param = copy_module.copy(original)
-                param.grad = None
                 # As in Chainer, the copy shares the parameter's array slot, not only today's
                 # array: initializing the original later (a lazy Linear(None, n)), assigning its
                 # .array or moving it to a device shows in the copy, and the other way round.
-                original._share_slot_with(param)
+                param = copy_module.copy(rd[name])
+                param.grad = None
                 rd[name] = param
             ret._copy_children(mode)
             return ret

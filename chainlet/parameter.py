@@ -213,6 +213,13 @@ class Parameter(Variable):
         self._gpu_id = self._data.device.id
         return self
 
+    def __copy__(self) -> 'Parameter':
+        # As Chainer's: a new Parameter (its own node and gradient) sharing this one's array slot.
+        func, args = self.__reduce__()
+        new = func(*args)
+        self._share_slot_with(new)
+        return new
+
     def __deepcopy__(self, memo: dict) -> 'Parameter':
         import copy
         new = Parameter.__new__(Parameter)
