@@ -114,6 +114,16 @@ def test_private_names_that_libraries_import():
     ''')
 
 
+def test_declares_chainers_requirements_that_libraries_import():
+    # ChainerRL 0.8.0 runs `import filelock` and `from six.moves.urllib import request` on
+    # `import chainerrl` without declaring either: real Chainer's install brings them.
+    tomllib = pytest.importorskip('tomllib')
+    project = tomllib.loads((COMPAT / 'pyproject.toml').read_text())['project']
+    names = {dep.split(';')[0].split('[')[0].split('<')[0].split('>')[0].split('=')[0].strip()
+             for dep in project['dependencies']}
+    assert {'chainlet-dl', 'filelock', 'six'} <= names, project['dependencies']
+
+
 def _bin(env_dir: pathlib.Path, name: str) -> str:
     return str(env_dir / ('Scripts' if os.name == 'nt' else 'bin') / name)
 
@@ -139,6 +149,7 @@ def test_installs_as_the_chainer_distribution_and_uninstalls_cleanly(tmp_path):
     out = run(python, '-c', textwrap.dedent('''
         import importlib.metadata as md
         import chainer, chainerx, chainermn, chainlet
+        import filelock, six.moves.urllib.request  # Chainer's requirements, for its libraries
         assert chainer.functions is chainlet.functions
         print(md.version('chainer'), chainer.__version__, chainerx.is_available())
     ''')).stdout.split()
@@ -149,3 +160,11 @@ def test_installs_as_the_chainer_distribution_and_uninstalls_cleanly(tmp_path):
     run(python, '-c', 'import chainlet, chainlet.functions')
     gone = run(python, '-c', 'import chainer', check=False)
     assert gone.returncode != 0 and 'ModuleNotFoundError' in gone.stderr
+
+
+def test_the_compat_packages_type_check(tmp_path):
+    pytest.importorskip('mypy')
+    result = subprocess.run([sys.executable, '-m', 'mypy', '--ignore-missing-imports',
+                             '--follow-imports=silent', '--cache-dir', str(tmp_path),
+                             str(COMPAT / 'src')], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:]

@@ -98,7 +98,8 @@ def install(module: types.ModuleType) -> None:
         if name.startswith('chainlet.') and mod is not None:
             sys.modules.setdefault('chainer.' + name[len('chainlet.'):], mod)
 
+    # ModuleType's own methods, since the class's would send these to chainlet.
     for name in list(vars(module)):
         if name not in _OWN:
-            super(_ChainerModule, module).__delattr__(name)
-    super(_ChainerModule, module).__setattr__('__version__', CHAINER_API_VERSION)
+            types.ModuleType.__delattr__(module, name)
+    types.ModuleType.__setattr__(module, '__version__', CHAINER_API_VERSION)

@@ -29,4 +29,4 @@ from chainermn.optimizers import create_multi_node_optimizer  # noqa: F401
 
 global_except_hook._add_hook_if_enabled()
 
-__version__ = chainer.__version__
+__version__: str = getattr(chainer, '__version__')  # the Chainer release it ships with
