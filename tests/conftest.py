@@ -32,7 +32,7 @@ def _rss_bytes() -> int:
 
 
 _GROWTH = 64 * 2**20  # a test (or a test module) that grew the process this much: collect
-_PILE = 256 * 2**20  # growth since the last collection that triggers one anyway
+_PILE = 128 * 2**20  # growth since the last collection that triggers one anyway
 _rss_marks = {'collected': 0, 'module': 0}
 _module_of_last_item = [None]
 
@@ -47,8 +47,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Any:
     suite's peak was the sum of several models (issue 32: 4.96 GB). Reading the resident size
     costs microseconds; a collection runs after a test that grew it by 64 MB or more, after the
     last test of a module that did (its module-scoped fixtures, a model shared by its tests,
-    are dropped in that test's teardown, which this wraps), and whenever the process grew by
-    256 MB since the last collection (many smaller models piling up).
+    are dropped in that test's teardown, which this wraps) or that ends 64 MB above the last
+    collection, and whenever the process grew by 128 MB since the last collection (many
+    smaller models piling up). So the next module starts with little garbage, whatever it
+    builds on top.
     """
     module = getattr(item, 'module', None)
     before = _rss_bytes()
@@ -58,8 +60,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Any:
     yield
     after = _rss_bytes()
     module_ends = nextitem is None or getattr(nextitem, 'module', None) is not module
-    if (after - before >= _GROWTH or after - _rss_marks['collected'] >= _PILE
-            or (module_ends and after - _rss_marks['module'] >= _GROWTH)):
+    since_collection = after - _rss_marks['collected']
+    if (after - before >= _GROWTH or since_collection >= _PILE
+            or (module_ends and max(since_collection,
+                                    after - _rss_marks['module']) >= _GROWTH)):
         gc.collect()
         _rss_marks['collected'] = _rss_bytes()
 
