@@ -6,6 +6,7 @@ installed first, so that the ``gpu`` tests run on a machine without a GPU.
 """
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
 import sys
@@ -29,6 +30,20 @@ def _rss_bytes() -> int:
             return int(f.read().split()[1]) * _PAGE
     except OSError:  # not Linux: no cheap reading of the resident size; never collect
         return 0
+
+
+_LIBC: list = []  # glibc's malloc_trim, looked up once
+
+
+def _malloc_trim() -> None:
+    """Give the C heap's free pages back to the system (glibc): NumPy arrays freed by the
+    collection stay resident otherwise, where glibc had raised its mmap threshold."""
+    if not _LIBC:
+        try:
+            _LIBC.append(ctypes.CDLL('libc.so.6').malloc_trim)
+        except (OSError, AttributeError):  # not glibc
+            _LIBC.append(lambda pad: 0)
+    _LIBC[0](0)
 
 
 _GROWTH = 64 * 2**20  # a test (or a test module) that grew the process this much: collect
@@ -65,6 +80,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Any:
             or (module_ends and max(since_collection,
                                     after - _rss_marks['module']) >= _GROWTH)):
         gc.collect()
+        _malloc_trim()
         _rss_marks['collected'] = _rss_bytes()
 
 

@@ -111,8 +111,8 @@ class EinsumDense(Layer):
         bias_axes: Letters of the output axes the bias spans (``None``: no bias).
         kernel_initializer, bias_initializer: ``'glorot_uniform'`` (its fans follow the
             kernel's input and output axes, as Keras) and ``'zeros'``.
-        kernel_regularizer, bias_regularizer, activity_regularizer, kernel_constraint,
-        bias_constraint: Optional.
+        kernel_regularizer, bias_regularizer, activity_regularizer: Optional regularizers.
+        kernel_constraint, bias_constraint: Optional constraints.
     """
 
     def __init__(self, equation: str, output_shape: Any, activation: Any = None,

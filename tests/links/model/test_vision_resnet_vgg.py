@@ -1,4 +1,5 @@
 """ResNet-50/101/152 and VGG16/19: layers, forward, extract, predict, pretrained weights."""
+import gc
 import types
 import warnings
 
@@ -17,7 +18,9 @@ needs_pil = pytest.mark.skipif(not _common.available, reason='Pillow is required
 @pytest.fixture(scope='module')
 def resnet50():
     np.random.seed(0)
-    return L.ResNet50Layers(pretrained_model=None)
+    model = L.ResNet50Layers(pretrained_model=None)
+    model.cleargrads()  # its NaN gradients (100 MB) would stay alive for the whole module
+    return model
 
 
 def _input(size=64, n=1, seed=1):
@@ -276,9 +279,14 @@ def test_resnet_predict_oversample_averages_ten_crops(resnet50):
     np.testing.assert_allclose(probs.array, expected, rtol=1e-5, atol=1e-8)
 
 
-@pytest.fixture(scope='module')
+@pytest.fixture
 def vgg16():
-    return L.VGG16Layers(pretrained_model=None)
+    # Not module-scoped: a VGG16 is 553 MB of weights and 553 MB of NaN gradients (Chainer's
+    # fresh parameters), and kept for the module it overlapped VGG19 and a loaded VGG16
+    # (issue 32: tests/links peaked at 3 GB). Without its gradients, 553 MB.
+    model = L.VGG16Layers(pretrained_model=None)
+    model.cleargrads()
+    return model
 
 
 @pytest.mark.slow
@@ -310,19 +318,26 @@ def test_vgg19_layers():
 
 @pytest.mark.slow
 @needs_pil
-def test_vgg16_extract_defaults_to_fc7_and_round_trip(vgg16, tmp_path, monkeypatch):
+def test_vgg16_extract_defaults_to_fc7_and_round_trip(tmp_path, monkeypatch):
+    # one VGG16 (1.1 GB while built) alive at a time (issue 32)
+    monkeypatch.setattr(download, '_dataset_root', str(tmp_path))
+    with pytest.raises(OSError, match='VGG_ILSVRC_16_layers.npz'):
+        L.VGG16Layers()
+    gc.collect()  # the model that the failed call built
+    vgg16 = L.VGG16Layers(pretrained_model=None)
+    vgg16.cleargrads()
     image = np.random.RandomState(5).randint(0, 256, (30, 30, 3)).astype(np.uint8)
     with chainlet.using_config('train', False), chainlet.no_backprop_mode():
         features = vgg16.extract([image])
     assert list(features) == ['fc7'] and features['fc7'].shape == (1, 4096)
-    monkeypatch.setattr(download, '_dataset_root', str(tmp_path))
-    with pytest.raises(OSError, match='VGG_ILSVRC_16_layers.npz'):
-        L.VGG16Layers()
     path = tmp_path / 'pfnet' / 'chainer' / 'models' / 'VGG_ILSVRC_16_layers.npz'
     chainlet.serializers.save_npz(str(path), vgg16)
+    fc8 = vgg16.fc8.W.array.copy()
+    del vgg16  # its 553 MB are freed before a second VGG16 is built (issue 32)
+    gc.collect()
     with warnings.catch_warnings():
         loaded = L.VGG16Layers()
-    np.testing.assert_array_equal(loaded.fc8.W.array, vgg16.fc8.W.array)
+    np.testing.assert_array_equal(loaded.fc8.W.array, fc8)
     with chainlet.using_config('train', False), chainlet.no_backprop_mode():
         np.testing.assert_array_equal(loaded.extract([image])['fc7'].array,
                                       features['fc7'].array)
