@@ -117,20 +117,20 @@ def mish(x: Any) -> Any:
 
 # The rest of Keras 3's activations are keras.ops.nn functions (NumPy in, Variable out).
 silu = swish
-celu = _nn.celu
-glu = _nn.glu
-hard_shrink = _nn.hard_shrink
-hard_silu = _nn.hard_silu
-hard_swish = _nn.hard_swish
-hard_tanh = _nn.hard_tanh
-log_sigmoid = _nn.log_sigmoid
-soft_shrink = _nn.soft_shrink
-sparse_plus = _nn.sparse_plus
-sparse_sigmoid = _nn.sparse_sigmoid
-sparsemax = _nn.sparsemax
-squareplus = _nn.squareplus
-tanh_shrink = _nn.tanh_shrink
-threshold = _nn.threshold
+celu: Callable[..., Any] = getattr(_nn, 'celu')
+glu: Callable[..., Any] = getattr(_nn, 'glu')
+hard_shrink: Callable[..., Any] = getattr(_nn, 'hard_shrink')
+hard_silu: Callable[..., Any] = getattr(_nn, 'hard_silu')
+hard_swish: Callable[..., Any] = getattr(_nn, 'hard_swish')
+hard_tanh: Callable[..., Any] = getattr(_nn, 'hard_tanh')
+log_sigmoid: Callable[..., Any] = getattr(_nn, 'log_sigmoid')
+soft_shrink: Callable[..., Any] = getattr(_nn, 'soft_shrink')
+sparse_plus: Callable[..., Any] = getattr(_nn, 'sparse_plus')
+sparse_sigmoid: Callable[..., Any] = getattr(_nn, 'sparse_sigmoid')
+sparsemax: Callable[..., Any] = getattr(_nn, 'sparsemax')
+squareplus: Callable[..., Any] = getattr(_nn, 'squareplus')
+tanh_shrink: Callable[..., Any] = getattr(_nn, 'tanh_shrink')
+threshold: Callable[..., Any] = getattr(_nn, 'threshold')
 
 _ACTIVATIONS: dict = {f.__name__: f for f in (
     linear, relu, sigmoid, tanh, softmax, log_softmax, elu, selu, softplus, softsign, swish,

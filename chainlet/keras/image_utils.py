@@ -226,8 +226,8 @@ def normalize(x: Any, axis: int = -1, order: int = 2) -> Any:
         norm = numpy.atleast_1d(numpy.linalg.norm(x, order, axis))
         norm[norm == 0] = 1
         return x / numpy.expand_dims(norm, axis if axis is not None else -1)
-    from chainlet.keras import ops
-    return ops.normalize(x, axis=axis, order=order)
+    from chainlet.keras.ops.nn import normalize as _normalize
+    return _normalize(x, axis=axis, order=order)
 
 
 __all__ = ['array_to_img', 'img_to_array', 'load_img', 'normalize', 'save_img', 'smart_resize']

@@ -403,9 +403,10 @@ _BY_NAME: dict = {
     'kl_divergence': KLDivergence, 'kld': KLDivergence, 'kullback_leibler_divergence':
     KLDivergence, 'hinge': Hinge,
 }
-_CLASSES = {c.__name__: c for c in (MeanSquaredError, MeanAbsoluteError, Huber,
-                                    CategoricalCrossentropy, SparseCategoricalCrossentropy,
-                                    BinaryCrossentropy, KLDivergence, Hinge)}
+_CLASSES: dict[str, Any] = {
+    c.__name__: c for c in (MeanSquaredError, MeanAbsoluteError, Huber, CategoricalCrossentropy,
+                            SparseCategoricalCrossentropy, BinaryCrossentropy, KLDivergence,
+                            Hinge)}
 
 
 def get(identifier: Any) -> Optional[Loss]:

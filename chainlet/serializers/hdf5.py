@@ -138,12 +138,11 @@ def check_hdf5(f: Any, source: str, what: str, file_size: Optional[int] = None) 
                 datasets.append(obj)
     # Soft links are resolved only now that no external link is left for them to reach.
     for path, target in soft:
+        error: Optional[Exception] = None
         try:
             obj = f.get(path)
         except (KeyError, OSError, RuntimeError, ValueError) as e:
             obj, error = None, e
-        else:
-            error = None
         if obj is None:
             raise CorruptFileError(f'{what}: {path!r} of {source} is a soft link to {target!r}, '
                                    f'which is not in the file{f" ({error})" if error else ""}')

@@ -125,7 +125,7 @@ class Functional(Model):
         :meth:`_flatten_call_inputs`), converted to each Input's dtype, and of the Input's
         rank: one axis more whose size is 1 is squeezed, one axis less is added when the
         Input's last dimension is 1 (images without their channel axis)."""
-        out = []
+        out: list = []
         for t, x in zip(self.inputs, self._flatten_call_inputs(inputs)):
             layer = t._keras_history.layer
             if x is None:

@@ -76,7 +76,8 @@ class InputLayer(Layer):
         return super()._cast_input(x)
 
     def get_config(self) -> dict:
-        config = {'batch_shape': self._batch_shape, 'dtype': self._dtype, 'name': self.name}
+        config: dict[str, Any] = {'batch_shape': self._batch_shape, 'dtype': self._dtype,
+                                  'name': self.name}
         if self.optional:
             config['optional'] = True
         return config

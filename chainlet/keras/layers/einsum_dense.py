@@ -165,8 +165,8 @@ class EinsumDense(Layer):
         self.built = True
 
     def call(self, inputs: Any) -> Any:
-        from chainlet.keras import ops
-        y = ops.einsum(self.equation, inputs, self.kernel)
+        from chainlet.keras.ops.numpy import einsum
+        y = einsum(self.equation, inputs, self.kernel)
         if self.bias is not None:
             y = y + self.bias
         return self.activation(y)

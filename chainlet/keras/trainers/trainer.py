@@ -587,8 +587,9 @@ class Trainer(SavingMixin):
             source.sws = weights if source.sws is None else \
                 [s * c for s, c in zip(source.sws, weights)]
         # keras.config's caps for quick trial runs, as Keras applies them
-        if config.max_epochs() is not None:
-            epochs = min(epochs, config.max_epochs())
+        max_epochs = config.max_epochs()
+        if max_epochs is not None:
+            epochs = min(epochs, max_epochs)
         cap = config.max_steps_per_epoch()
         if cap is not None and (steps_per_epoch is None or cap < steps_per_epoch):
             steps_per_epoch = cap
