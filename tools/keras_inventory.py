@@ -241,7 +241,14 @@ def _closed_layer_base() -> Any:
 def _our_params(obj: Any, method: bool) -> Optional[tuple]:
     """Our signature, parsed; for a class the keywords of its ``__init__`` chain are merged."""
     try:
-        sig = inspect.signature(obj)
+        if inspect.isclass(obj) and '__init__' in getattr(obj, '__dict__', {}) or \
+                inspect.isclass(obj) and any('__init__' in vars(k) for k in obj.__mro__[1:-1]):
+            # A class's own __init__ (less self): Python 3.10's inspect.signature(cls) stops at
+            # a metaclass or __new__ taking (*args, **kwargs), where 3.11 reads __init__.
+            sig = inspect.signature(obj.__init__)
+            sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+        else:
+            sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return None
     # a method looked up on the class is a plain function (drop self); a classmethod or

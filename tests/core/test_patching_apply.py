@@ -14,6 +14,12 @@ from chainlet import FunctionNode
 from chainlet.functions.activation.relu import ReLU
 
 
+def _origin(method):
+    """The function a class's hot method is a copy of (Python 3.11+ gives each class its own
+    copy; before 3.11 the class simply inherits the function itself)."""
+    return getattr(method, '_hot_copy_of', method)
+
+
 def _inputs():
     x = chainlet.Variable(np.array([[0.5, -1.0, 2.0]]))
     return x, chainlet.Variable(np.ones((1, 3))), chainlet.Variable(np.ones((2, 3)))
@@ -40,7 +46,7 @@ def test_mock_patch_object_with_a_wrapper_sees_built_in_functions():
     np.testing.assert_array_equal(z.array, x.array + 1)
     _three_ops(x, y, W)
     assert len(seen) == 3  # the patch is gone from every class
-    assert ReLU.apply._hot_copy_of is original
+    assert _origin(ReLU.apply) is original
 
 
 def test_an_autospec_mock_records_the_calls_of_built_in_functions():
@@ -50,7 +56,7 @@ def test_an_autospec_mock_records_the_calls_of_built_in_functions():
         _three_ops(x, y, W)
     assert [type(c.args[0]).__name__ for c in apply.call_args_list] == \
         ['ReLU', 'LinearFunction', 'Add']
-    assert ReLU.apply._hot_copy_of is original
+    assert _origin(ReLU.apply) is original
 
 
 def test_a_mock_on_one_class_survives_a_patch_of_the_base():
@@ -64,4 +70,4 @@ def test_a_mock_on_one_class_survives_a_patch_of_the_base():
         assert F.relu(x) is x
     assert relu_apply.call_count == 2
     assert [type(c.args[0]).__name__ for c in apply.call_args_list] == ['Tanh']
-    assert F.relu(x) is not x and ReLU.apply._hot_copy_of is FunctionNode.apply
+    assert F.relu(x) is not x and _origin(ReLU.apply) is FunctionNode.apply
